@@ -1,0 +1,151 @@
+//===- moe_sorting.cpp - AITER's MoE token sorting ------------------------===//
+//
+// The host reference of AITER's moe_sorting: it produces the same arrays as
+// the naive PyTorch oracle in ROCm/aiter op_tests/test_moe_sorting.py
+// (test_moe_sorting_native), which is also what the CK kernel is checked
+// against. docs/layouts.md ("MoE sorting") explains every choice made here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "numerics/moe_sorting.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace mxf {
+namespace {
+
+// A sorted id keeps the token in bits [23:0] and the topk slot in bits
+// [30:24]; bit 31 stays clear so every entry, the sentinel included, is a
+// non-negative int32.
+constexpr int kTokenBits = 24;
+constexpr int kMaxTokens = 1 << kTokenBits; // exclusive
+constexpr int kMaxTopk = 128;               // exclusive
+
+std::string str(long long value) { return std::to_string(value); }
+
+Status checkShape(const int32_t *topkIds, int m, int topk, int experts, int block) {
+  if (experts <= 0)
+    return Status::failure("moeSort: E (experts) = " + str(experts) + " must be positive");
+  if (m <= 0 || m >= kMaxTokens)
+    return Status::failure("moeSort: M (tokens) = " + str(m) +
+                           " must be in [1, 2^24) because a sorted id keeps the token "
+                           "in its low 24 bits and the sentinel holds M itself");
+  if (topk <= 0)
+    return Status::failure("moeSort: topk = " + str(topk) + " must be positive");
+  if (topk >= kMaxTopk)
+    return Status::failure("moeSort: topk = " + str(topk) +
+                           " must be < 128 because the slot index and the sentinel's topk "
+                           "live in bits [30:24] of a non-negative int32");
+  if (topk > experts)
+    return Status::failure("moeSort: topk = " + str(topk) + " exceeds E (experts) = " +
+                           str(experts) + "; a token's topk experts must be distinct");
+  if (block <= 0)
+    return Status::failure("moeSort: block = " + str(block) + " must be positive");
+  size_t capacity = moeSortedCapacity(m, topk, experts, block);
+  // numValid is an int32 and AITER's kernels index sortedIds with 32-bit
+  // ints, so the whole buffer must be addressable that way. This also keeps
+  // the allocation below from being absurd for a huge E * block.
+  if (capacity > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+    return Status::failure("moeSort: capacity M*topk + E*block - topk = " + str(m) + "*" +
+                           str(topk) + " + " + str(experts) + "*" + str(block) + " - " + str(topk) +
+                           " = " + std::to_string(capacity) + " exceeds 2^31 - 1 entries");
+  if (topkIds == nullptr)
+    return Status::failure("moeSort: topkIds is null");
+  return Status::success();
+}
+
+} // namespace
+
+size_t moeSortedCapacity(int m, int topk, int experts, int block) {
+  if (m <= 0 || topk <= 0 || experts <= 0 || block <= 0)
+    return 0;
+  // Each product of two positive ints is < 2^62, so the sum cannot wrap in
+  // 64 bits, and M * topk >= topk (M >= 1), so the subtraction cannot either.
+  uint64_t capacity = static_cast<uint64_t>(m) * static_cast<uint64_t>(topk) +
+                      static_cast<uint64_t>(experts) * static_cast<uint64_t>(block) -
+                      static_cast<uint64_t>(topk);
+  if (capacity > std::numeric_limits<size_t>::max())
+    return std::numeric_limits<size_t>::max();
+  return static_cast<size_t>(capacity);
+}
+
+Result<MoeSorting> moeSort(const int32_t *topkIds, int m, int topk, int experts, int block) {
+  Status shape = checkShape(topkIds, m, topk, experts, block);
+  if (!shape.ok())
+    return shape;
+
+  // Pass 1: validate every id and count each expert's routed pairs.
+  // lastToken[e] is the last token seen routing to e, which makes the
+  // duplicate check O(1) per slot.
+  std::vector<int32_t> count(experts, 0);
+  std::vector<int32_t> lastToken(experts, -1);
+  std::vector<int32_t> lastSlot(experts, -1);
+  for (int t = 0; t < m; ++t) {
+    for (int s = 0; s < topk; ++s) {
+      int32_t e = topkIds[static_cast<size_t>(t) * topk + s];
+      if (e < 0 || e >= experts)
+        return Status::failure("moeSort: topkIds[token " + str(t) + "][slot " + str(s) +
+                               "] = " + str(e) + " is outside [0, E = " + str(experts) + ")");
+      if (lastToken[e] == t)
+        return Status::failure("moeSort: token " + str(t) + " routes to expert " + str(e) +
+                               " twice (slot " + str(lastSlot[e]) + " and slot " + str(s) +
+                               "); a token's topk experts must be distinct");
+      lastToken[e] = t;
+      lastSlot[e] = s;
+      ++count[e];
+    }
+  }
+
+  // Pass 2: each non-empty expert's group starts at the running padded
+  // total; empty experts take no space at all.
+  //
+  // Why the padded total fits in the capacity: let c_e be the pairs routed
+  // to expert e, so sum_e c_e = M * topk. A non-empty group pads to
+  // ceil(c_e / block) * block <= c_e + (block - 1), an empty one to 0, so
+  //   total <= M * topk + E * (block - 1) = M * topk + E * block - E
+  //         <= M * topk + E * block - topk = capacity     (since topk <= E).
+  // The bound is reached when every expert gets 1 (mod block) pairs and
+  // topk == E. The check below is the proof's runtime witness.
+  size_t capacity = moeSortedCapacity(m, topk, experts, block);
+  std::vector<size_t> start(experts, 0);
+  size_t total = 0;
+  for (int e = 0; e < experts; ++e) {
+    start[e] = total;
+    size_t c = static_cast<size_t>(count[e]);
+    total += (c + block - 1) / block * block;
+  }
+  if (total > capacity)
+    return Status::failure("moeSort: internal error: padded total " + std::to_string(total) +
+                           " exceeds capacity " + std::to_string(capacity));
+
+  MoeSorting sorting;
+  // Unused entries (group padding and the tail past numValid) hold the
+  // sentinel, as AITER's oracle does with torch.full(init_val).
+  sorting.sortedIds.assign(capacity, moeSentinel(m, topk));
+  // ceil(capacity / block) blocks, AITER's max_num_m_blocks; blocks past
+  // numValid keep -1.
+  size_t numBlocks = (capacity + block - 1) / block;
+  sorting.sortedExpertIds.assign(numBlocks, -1);
+
+  // Scanning tokens in ascending order (and slots inside a token) appends
+  // to each group in ascending token order; a token meets each expert at
+  // most once, so no two entries of a group share a token.
+  std::vector<size_t> cursor = start;
+  for (int t = 0; t < m; ++t)
+    for (int s = 0; s < topk; ++s) {
+      int32_t e = topkIds[static_cast<size_t>(t) * topk + s];
+      sorting.sortedIds[cursor[e]++] = (s << kTokenBits) | t;
+    }
+
+  for (int e = 0; e < experts; ++e) {
+    size_t padded = (static_cast<size_t>(count[e]) + block - 1) / block * block;
+    for (size_t b = start[e] / block; b < (start[e] + padded) / block; ++b)
+      sorting.sortedExpertIds[b] = e;
+  }
+  sorting.numValid = static_cast<int32_t>(total);
+  return sorting;
+}
+
+} // namespace mxf

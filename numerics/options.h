@@ -1,0 +1,61 @@
+//===- options.h - The choices a kernel's numerics depend on -----*- C++ -*-===//
+//
+// Enumerations shared by the reference (numerics/), the kernel spec (spec/)
+// and, later, the templates: rotation kind, intermediate precision, rounding
+// and layouts. Each has one spelling, used in specs and docs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_NUMERICS_OPTIONS_H
+#define MXFORGE_NUMERICS_OPTIONS_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace mxf {
+
+enum class RotationKind : uint8_t {
+  None,              // RS = 0: plain round-to-nearest quantization
+  Hadamard,          // x . H with H rounded to bf16, MFMA summation order
+  HadamardButterfly, // x . H as an f32 butterfly (stages h = 1, 2, 4, ...)
+  Learned,           // x . R, one bf16 RS x RS matrix given at launch
+  LearnedPerBlock,   // x . R_b, one bf16 RS x RS matrix per rotation block
+};
+
+/// Whether the rotated value is rounded to bf16 before it is quantized.
+enum class Intermediate : uint8_t { F32, Bf16 };
+
+/// Element rounding: nearest-even, or stochastic with the gfx950 PRNG.
+enum class Rounding : uint8_t { Rne, Sr };
+
+/// Layout of E8M0 scale matrices.
+enum class ScaleLayout : uint8_t {
+  Plain,       // row-major [rows, K/32]
+  A4W4Shuffle, // AITER shuffle_scale for gemm_a4w4 (MX_LAYOUTS.md)
+};
+
+/// Layout of packed weight codes.
+enum class WeightLayout : uint8_t {
+  Plain,           // row-major [N, K/2] bytes
+  Preshuffle16x16, // AITER shuffle_weight, layout (16, 16)
+};
+
+const char *rotationKindName(RotationKind kind);
+std::optional<RotationKind> parseRotationKind(std::string_view name);
+const char *intermediateName(Intermediate inter);
+std::optional<Intermediate> parseIntermediate(std::string_view name);
+const char *roundingName(Rounding rounding);
+std::optional<Rounding> parseRounding(std::string_view name);
+const char *scaleLayoutName(ScaleLayout layout);
+std::optional<ScaleLayout> parseScaleLayout(std::string_view name);
+const char *weightLayoutName(WeightLayout layout);
+std::optional<WeightLayout> parseWeightLayout(std::string_view name);
+
+/// Rotation kinds that take a learned matrix at launch.
+inline bool isLearned(RotationKind kind) {
+  return kind == RotationKind::Learned || kind == RotationKind::LearnedPerBlock;
+}
+
+} // namespace mxf
+
+#endif // MXFORGE_NUMERICS_OPTIONS_H

@@ -1,0 +1,202 @@
+//===- reference.cpp - Reference kernels of the four families -------------===//
+
+#include "numerics/reference.h"
+
+#include "numerics/exact_accumulator.h"
+#include "numerics/formats.h"
+#include "numerics/packing.h"
+
+#include <algorithm>
+#include <string>
+
+namespace mxf {
+namespace {
+
+/// Plain scales [rows, cols] into the problem's layout.
+void storeScales(ScaleLayout layout, size_t rowPadding, std::vector<uint8_t> plain, size_t rows,
+                 size_t cols, QuantizedRows &out) {
+  if (layout == ScaleLayout::Plain) {
+    out.scaleShape = {rows, cols};
+    out.scales = std::move(plain);
+    return;
+  }
+  out.scaleShape = a4w4ShuffledShape(rows, cols, rowPadding);
+  out.scales = shuffleScalesA4W4(plain.data(), rows, cols, rowPadding);
+}
+
+/// Quantize rows with plain scales; `rowOf(i)` gives the input row pointer.
+template <typename RowFn>
+QuantizedRows quantizeRows(const RotateQuantProblem &problem, size_t rows, RowFn rowOf,
+                           const uint16_t *rotation, std::vector<uint8_t> &plainScales) {
+  const size_t k = problem.k;
+  const ElemFormat format = problem.quant.format;
+  const size_t rowBytes = packedBytes(format, k);
+  QuantizedRows out;
+  out.rows = rows;
+  out.k = k;
+  out.format = format;
+  out.codes.assign(rows * rowBytes, 0);
+  plainScales.assign(rows * (k / kMxBlock), 0);
+  std::vector<float> rotated(k);
+  std::vector<uint8_t> codes(k);
+  for (size_t row = 0; row < rows; ++row) {
+    rotateForQuant(problem, rowOf(row), rotation, rotated.data());
+    quantizeRow(problem.quant, rotated.data(), k, row, codes.data(),
+                plainScales.data() + row * (k / kMxBlock));
+    packCodes(format, codes.data(), k, out.codes.data() + row * rowBytes);
+  }
+  return out;
+}
+
+} // namespace
+
+Status checkRotateQuant(const RotateQuantProblem &problem) {
+  if (problem.k == 0 || problem.k % kMxBlock != 0)
+    return Status::failure("K=" + std::to_string(problem.k) +
+                           " must be a positive multiple of 32");
+  return checkRotation(problem.rotation, problem.k);
+}
+
+void rotateForQuant(const RotateQuantProblem &problem, const uint16_t *x,
+                    const uint16_t *rotation, float *y) {
+  rotateRow(problem.rotation, x, problem.k, rotation, y);
+  if (problem.inter == Intermediate::Bf16)
+    for (size_t i = 0; i < problem.k; ++i)
+      y[i] = bf16ToF32(f32ToBf16(y[i]));
+}
+
+Result<QuantizedRows> rotateQuant(const RotateQuantProblem &problem, const uint16_t *x,
+                                  size_t m, const uint16_t *rotation) {
+  if (Status s = checkRotateQuant(problem); !s.ok())
+    return s;
+  if (isLearned(problem.rotation.kind) && !rotation)
+    return Result<QuantizedRows>::failure("a learned rotation needs its matrix (input r)");
+  std::vector<uint8_t> plain;
+  QuantizedRows out = quantizeRows(
+      problem, m, [&](size_t row) { return x + row * problem.k; }, rotation, plain);
+  storeScales(problem.scaleLayout, kA4W4RowPadding, std::move(plain), m, problem.k / kMxBlock,
+              out);
+  return out;
+}
+
+Result<MoeQuantized> rotateQuantMoe(const RotateQuantProblem &problem, const uint16_t *x,
+                                    size_t m, const int32_t *topkIds, int topk, int experts,
+                                    int block, const uint16_t *rotation) {
+  if (Status s = checkRotateQuant(problem); !s.ok())
+    return s;
+  if (isLearned(problem.rotation.kind) && !rotation)
+    return Result<MoeQuantized>::failure("a learned rotation needs its matrix (input r)");
+  Result<MoeSorting> sorting = moeSort(topkIds, int(m), topk, experts, block);
+  if (!sorting.ok())
+    return sorting.status();
+  MoeQuantized out;
+  out.sorting = std::move(sorting.value());
+  // Rotation and quantization are per token, so every token is quantized
+  // once; the sorted scale rows are copies of its scale row.
+  std::vector<uint8_t> tokenScales;
+  out.quantized = quantizeRows(
+      problem, m, [&](size_t row) { return x + row * problem.k; }, rotation, tokenScales);
+  const size_t cols = problem.k / kMxBlock;
+  const size_t sortedRows = out.sorting.sortedIds.size();
+  std::vector<uint8_t> sortedScales(sortedRows * cols, kScalePadByte);
+  for (size_t i = 0; i < sortedRows; ++i) {
+    int32_t entry = out.sorting.sortedIds[i];
+    size_t token = size_t(entry & 0xFFFFFF);
+    if ((entry >> 24) >= topk || token >= m)
+      continue; // sentinel: padding row
+    std::copy_n(tokenScales.begin() + long(token * cols), cols,
+                sortedScales.begin() + long(i * cols));
+  }
+  storeScales(problem.scaleLayout, kMoeRowPadding, std::move(sortedScales), sortedRows, cols,
+              out.quantized);
+  return out;
+}
+
+Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
+                                              size_t m, const uint16_t *rotation,
+                                              const uint8_t *weightCodes,
+                                              const uint8_t *weightScales) {
+  const RotateQuantProblem &act = problem.activation;
+  if (act.quant.format != ElemFormat::E2M1)
+    return Result<std::vector<uint16_t>>::failure("rotate_quant_gemm needs fmt=fp4");
+  if (problem.n == 0 || problem.n % 16 != 0)
+    return Result<std::vector<uint16_t>>::failure(
+        "N=" + std::to_string(problem.n) + " must be a positive multiple of 16");
+  if (problem.gemmChunk == 0 || problem.gemmChunk % kMxBlock != 0 ||
+      act.k % problem.gemmChunk != 0)
+    return Result<std::vector<uint16_t>>::failure(
+        "gemm chunk " + std::to_string(problem.gemmChunk) + " must be a multiple of 32 dividing K");
+  RotateQuantProblem plainAct = act;
+  plainAct.scaleLayout = ScaleLayout::Plain;
+  Result<QuantizedRows> a = rotateQuant(plainAct, x, m, rotation);
+  if (!a.ok())
+    return a.status();
+
+  const size_t k = act.k, n = problem.n, cols = k / kMxBlock, rowBytes = k / 2;
+  std::vector<uint8_t> wPlain(weightCodes, weightCodes + n * rowBytes);
+  if (problem.weightLayout == WeightLayout::Preshuffle16x16) {
+    Result<std::vector<uint8_t>> unshuffled = unpreshuffleWeights16x16(weightCodes, n, rowBytes);
+    if (!unshuffled.ok())
+      return unshuffled.status();
+    wPlain = std::move(unshuffled.value());
+  }
+  std::vector<uint8_t> wScales =
+      problem.weightScaleLayout == ScaleLayout::Plain
+          ? std::vector<uint8_t>(weightScales, weightScales + n * cols)
+          : unshuffleScalesA4W4(weightScales, n, cols, kA4W4RowPadding);
+
+  // Decode both operands once: value of each code, and each block's scale.
+  std::vector<uint8_t> aCodes(k), wCodes(n * k);
+  for (size_t j = 0; j < n; ++j)
+    unpackCodes(ElemFormat::E2M1, wPlain.data() + j * rowBytes, k, wCodes.data() + j * k);
+  std::vector<uint16_t> y(m * n);
+  std::vector<double> aValues(k);
+  for (size_t i = 0; i < m; ++i) {
+    unpackCodes(ElemFormat::E2M1, a.value().codes.data() + i * rowBytes, k, aCodes.data());
+    for (size_t c = 0; c < k; ++c)
+      aValues[c] = decodeElem(ElemFormat::E2M1, aCodes[c]) *
+                   e8m0Value(a.value().scales[i * cols + c / kMxBlock]);
+    for (size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (size_t k0 = 0; k0 < k; k0 += problem.gemmChunk) {
+        ExactAccumulator chunk;
+        chunk.add(double(acc));
+        for (size_t c = k0; c < k0 + problem.gemmChunk; ++c) // each product is exact
+          chunk.add(aValues[c] * decodeElem(ElemFormat::E2M1, wCodes[j * k + c]) *
+                    e8m0Value(wScales[j * cols + c / kMxBlock]));
+        acc = chunk.roundToF32();
+      }
+      y[i * n + j] = f32ToBf16(acc);
+    }
+  }
+  return y;
+}
+
+Result<QuantizedRows> quantWeight(const RotateQuantProblem &problem, WeightLayout weightLayout,
+                                  const uint16_t *w, size_t n, const uint16_t *rotation) {
+  if (weightLayout == WeightLayout::Preshuffle16x16 && problem.quant.format != ElemFormat::E2M1)
+    return Result<QuantizedRows>::failure("wlayout=preshuffle_16x16 needs fmt=fp4");
+  Result<QuantizedRows> rows = rotateQuant(problem, w, n, rotation);
+  if (!rows.ok() || weightLayout == WeightLayout::Plain)
+    return rows;
+  Result<std::vector<uint8_t>> shuffled =
+      preshuffleWeights16x16(rows.value().codes.data(), n, problem.k / 2);
+  if (!shuffled.ok())
+    return shuffled.status();
+  rows.value().codes = std::move(shuffled.value());
+  return rows;
+}
+
+std::vector<float> dequantizeRows(const QuantizedRows &rows) {
+  const size_t cols = rows.k / kMxBlock, rowBytes = packedBytes(rows.format, rows.k);
+  std::vector<float> out(rows.rows * rows.k);
+  std::vector<uint8_t> codes(rows.k);
+  for (size_t r = 0; r < rows.rows; ++r) {
+    unpackCodes(rows.format, rows.codes.data() + r * rowBytes, rows.k, codes.data());
+    for (size_t c = 0; c < rows.k; ++c)
+      out[r * rows.k + c] = dequantElem(rows.format, codes[c], rows.scales[r * cols + c / kMxBlock]);
+  }
+  return out;
+}
+
+} // namespace mxf

@@ -1,0 +1,100 @@
+//===- reference.h - Reference kernels of the four families ------*- C++ -*-===//
+//
+// What every generated kernel must compute, as plain functions over host
+// arrays (bf16 as uint16_t bit patterns). The e2e suite compares emulated
+// kernels with these bit for bit; docs/numerics.md defines every step.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_NUMERICS_REFERENCE_H
+#define MXFORGE_NUMERICS_REFERENCE_H
+
+#include "numerics/layouts.h"
+#include "numerics/moe_sorting.h"
+#include "numerics/options.h"
+#include "numerics/quantize.h"
+#include "numerics/rotation.h"
+#include "numerics/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mxf {
+
+/// Row padding of shuffled scales: gemm_a4w4 pads rows to 256, MoE-sorted
+/// scales to 32 (MX_LAYOUTS.md).
+constexpr size_t kA4W4RowPadding = 256;
+constexpr size_t kMoeRowPadding = 32;
+
+/// Rotation, intermediate rounding and quantization of rows of K channels.
+struct RotateQuantProblem {
+  size_t k = 0;
+  RotationConfig rotation;
+  Intermediate inter = Intermediate::F32;
+  QuantConfig quant;
+  ScaleLayout scaleLayout = ScaleLayout::Plain;
+};
+
+/// Codes and scales of `rows` quantized rows.
+struct QuantizedRows {
+  size_t rows = 0;
+  size_t k = 0;
+  ElemFormat format = ElemFormat::E2M1;
+  std::vector<uint8_t> codes;  // [rows, packedBytes(format, k)] (or preshuffled)
+  ScaleShape scaleShape{};     // [rows, k/32] plain, or the padded shuffled shape
+  std::vector<uint8_t> scales;
+};
+
+/// Validate a problem (K a positive multiple of 32, rotation consistent).
+Status checkRotateQuant(const RotateQuantProblem &problem);
+
+/// Rotate (and, with inter=bf16, round to bf16) one row: k f32 values.
+void rotateForQuant(const RotateQuantProblem &problem, const uint16_t *x,
+                    const uint16_t *rotation, float *y);
+
+/// rotate_quant: x [m, K] bf16 -> codes [m, K*bits/8], scales.
+/// `rotation` holds rotationMatrixElements() bf16 values for learned kinds.
+Result<QuantizedRows> rotateQuant(const RotateQuantProblem &problem, const uint16_t *x,
+                                  size_t m, const uint16_t *rotation);
+
+/// rotate_quant_moe: codes in token order [m, K*bits/8]; scales in sorted
+/// order (one row per sortedIds entry, capacity rows; sentinel rows hold
+/// kScalePadByte), shuffled with rows padded to 32 when scaleLayout says so.
+struct MoeQuantized {
+  MoeSorting sorting;
+  QuantizedRows quantized; // codes by token; scales by sorted entry
+};
+Result<MoeQuantized> rotateQuantMoe(const RotateQuantProblem &problem, const uint16_t *x,
+                                    size_t m, const int32_t *topkIds, int topk, int experts,
+                                    int block, const uint16_t *rotation);
+
+/// rotate_quant_gemm: y = dequant(Q(x.R)) . dequant(W)^T in f32, bf16 out.
+/// W is fp4 codes in `weightLayout` and E8M0 scales in `weightScaleLayout`
+/// (shuffled: rows padded to 256). Accumulation: per output, K is taken in
+/// chunks of `gemmChunk` (128 = one v_mfma_scale_f32_16x16x128_f8f6f4),
+/// ascending; each chunk's exact sum joins the f32 accumulator with one
+/// rounding. Activation scales stay internal (their layout is irrelevant).
+struct GemmProblem {
+  RotateQuantProblem activation; // quant.format must be fp4
+  size_t n = 0;
+  WeightLayout weightLayout = WeightLayout::Plain;
+  ScaleLayout weightScaleLayout = ScaleLayout::Plain;
+  size_t gemmChunk = 128;
+};
+Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
+                                              size_t m, const uint16_t *rotation,
+                                              const uint8_t *weightCodes,
+                                              const uint8_t *weightScales);
+
+/// quant_weight: W [n, K] bf16 -> rotated codes in `weightLayout` (fp4 only
+/// for preshuffle_16x16) and scales in problem.scaleLayout (rows padded to
+/// 256 when shuffled), so that (x.R).(W.R)^T = x.W^T.
+Result<QuantizedRows> quantWeight(const RotateQuantProblem &problem, WeightLayout weightLayout,
+                                  const uint16_t *w, size_t n, const uint16_t *rotation);
+
+/// Dequantize plain-layout rows to f32 (tests and the demo's error figures).
+std::vector<float> dequantizeRows(const QuantizedRows &rows);
+
+} // namespace mxf
+
+#endif // MXFORGE_NUMERICS_REFERENCE_H

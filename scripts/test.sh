@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# README command 2: set up, build and run every test (unit + lit).
+#
+#   scripts/test.sh                   release build, every test
+#   scripts/test.sh --sanitize        ASan+UBSan build, unit tests (label "unit")
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ "${1:-}" == "--sanitize" ]]; then
+  "$root/scripts/setup.sh" --sanitize
+  cd "$root/build-asan"
+  # halt_on_error: the first finding fails the test; leak checks stay on.
+  export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  ctest -L unit --output-on-failure -j 2
+else
+  "$root/scripts/setup.sh"
+  cd "$root/build"
+  ctest --output-on-failure -j 2 -LE lit
+  # lit's own summary (how many .test files passed) is worth seeing in CI.
+  lit-22 -sv "$root/build/tests/lit"
+fi

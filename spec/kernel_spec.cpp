@@ -1,0 +1,61 @@
+//===- kernel_spec.cpp - Op names, key lists and spec equality -------------===//
+//
+// The small public pieces of kernel_spec.h that are neither parsing, printing
+// nor validation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spec/kernel_spec.h"
+
+#include "spec/spec_keys.h"
+
+namespace mxf {
+
+using spec_detail::SpecKey;
+
+const char *kernelOpName(KernelOp op) {
+  switch (op) {
+  case KernelOp::RotateQuant:
+    return "rotate_quant";
+  case KernelOp::RotateQuantMoe:
+    return "rotate_quant_moe";
+  case KernelOp::RotateQuantGemm:
+    return "rotate_quant_gemm";
+  case KernelOp::QuantWeight:
+    return "quant_weight";
+  }
+  return "?";
+}
+
+std::optional<KernelOp> parseKernelOp(std::string_view name) {
+  for (KernelOp op : kAllKernelOps)
+    if (name == kernelOpName(op))
+      return op;
+  return std::nullopt;
+}
+
+bool KernelSpec::operator==(const KernelSpec &other) const {
+  // Every field, foreign ones included: validateSpec keeps those at their
+  // defaults, so for valid specs this is equality of canonical texts.
+  return op == other.op && K == other.K && RS == other.RS && rot == other.rot && M == other.M &&
+         topk == other.topk && E == other.E && block == other.block && N == other.N &&
+         fmt == other.fmt && scale == other.scale && round == other.round && inter == other.inter &&
+         layout == other.layout && wlayout == other.wlayout && arch == other.arch;
+}
+
+std::vector<std::string_view> specKeys(KernelOp op) {
+  std::vector<std::string_view> keys;
+  for (SpecKey key : spec_detail::opKeys(op))
+    keys.push_back(spec_detail::specKeyName(key));
+  return keys;
+}
+
+std::vector<std::string_view> requiredSpecKeys(KernelOp op) {
+  std::vector<std::string_view> keys;
+  for (SpecKey key : spec_detail::opKeys(op))
+    if (spec_detail::isRequiredKey(op, key))
+      keys.push_back(spec_detail::specKeyName(key));
+  return keys;
+}
+
+} // namespace mxf

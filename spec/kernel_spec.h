@@ -1,0 +1,98 @@
+//===- kernel_spec.h - The kernel spec: what one kernel computes -*- C++ -*-===//
+//
+// A KernelSpec names one fused kernel (op + shapes + numerics + layouts). Its
+// canonical text form `op:key=value,...` is used on the CLI, in bundle
+// manifests and as the core of the cache key, so equal specs must print as
+// equal strings. docs/spec.md has the grammar, every key and its default.
+//
+// Invariants the rest of the compiler relies on:
+//  - parseSpec accepts a text only if validateSpec accepts the result;
+//  - parseSpec(printSpec(s)) == s for every s that validateSpec accepts;
+//  - printSpec(parseSpec(t)) is a fixed point of parse-then-print.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_SPEC_KERNEL_SPEC_H
+#define MXFORGE_SPEC_KERNEL_SPEC_H
+
+#include "numerics/formats.h"
+#include "numerics/options.h"
+#include "numerics/scale_rules.h"
+#include "numerics/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxf {
+
+/// One op per fused kernel family (one op = one launch).
+enum class KernelOp : uint8_t {
+  RotateQuant,     // dense activations: rotate + MX-quantize
+  RotateQuantMoe,  // as RotateQuant, plus the scatter to topk experts
+  RotateQuantGemm, // rotate + quantize + A4W4 GEMM against prepared weights
+  QuantWeight,     // bf16 weights -> rotated MXFP4/MXFP6 in a chosen layout
+};
+constexpr KernelOp kAllKernelOps[] = {KernelOp::RotateQuant, KernelOp::RotateQuantMoe,
+                                      KernelOp::RotateQuantGemm, KernelOp::QuantWeight};
+
+/// rotate_quant, rotate_quant_moe, rotate_quant_gemm, quant_weight ("?" for a
+/// value outside the enum).
+const char *kernelOpName(KernelOp op);
+std::optional<KernelOp> parseKernelOp(std::string_view name);
+
+/// Fields that do not belong to `op` keep their default values here, so that
+/// a spec built field by field compares equal to its parsed canonical form
+/// (validateSpec rejects a foreign field that was changed).
+struct KernelSpec {
+  KernelOp op = KernelOp::RotateQuant;
+  int K = 0;  // reduction length (elements per row)
+  int RS = 0; // rotation block size; 0 = no rotation
+  RotationKind rot = RotationKind::None;
+  int M = 16;     // M bucket: the kernel serves any 1 <= M <= this at launch
+  int topk = 0;   // MoE: experts per token
+  int E = 0;      // MoE: number of experts
+  int block = 32; // MoE: each expert's rows are padded to a multiple of this
+  int N = 0;      // GEMM / weights: output features
+  ElemFormat fmt = ElemFormat::E2M1;
+  ScaleRule scale = ScaleRule::Even;
+  Rounding round = Rounding::Rne;
+  Intermediate inter = Intermediate::F32;
+  ScaleLayout layout = ScaleLayout::Plain;
+  WeightLayout wlayout = WeightLayout::Plain;
+  std::string arch = "gfx950";
+
+  bool operator==(const KernelSpec &other) const;
+  bool operator!=(const KernelSpec &other) const { return !(*this == other); }
+};
+
+/// Longest spec text parseSpec looks at; longer input is rejected unread.
+constexpr size_t kMaxSpecLength = 4096;
+/// Numbers are plain decimal digits; more than this many is an error (keeps
+/// every accepted number inside int without overflow checks).
+constexpr size_t kMaxSpecNumberDigits = 9;
+
+/// Parses `op:key=value,...` (keys in any order, defaults filled in) and
+/// validates the result. On failure the message is one line that names the
+/// offending key and value and says what would be valid.
+Result<KernelSpec> parseSpec(std::string_view text);
+
+/// The canonical text: every key of the op, in specKeys(op) order, defaults
+/// written out.
+std::string printSpec(const KernelSpec &spec);
+
+/// Checks every rule of docs/spec.md; for specs built in code as well as
+/// parsed ones. Success means printSpec(spec) parses back to `spec`.
+Status validateSpec(const KernelSpec &spec);
+
+/// The keys of an op in canonical order (for docs, help and errors).
+std::vector<std::string_view> specKeys(KernelOp op);
+
+/// The keys parseSpec requires for an op (every other key has a default).
+std::vector<std::string_view> requiredSpecKeys(KernelOp op);
+
+} // namespace mxf
+
+#endif // MXFORGE_SPEC_KERNEL_SPEC_H

@@ -1,0 +1,181 @@
+//===- spec_keys.cpp - The vocabulary of spec text -------------------------===//
+//
+// The one table of keys per op (canonical order, required or defaulted) and
+// the lists that error messages quote. See spec_keys.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spec/spec_keys.h"
+
+#include <cstdio>
+
+namespace mxf::spec_detail {
+namespace {
+
+const char *const kKeyNames[kNumSpecKeys] = {
+    "K",   "RS",    "rot",   "M",     "topk",   "E",       "block", "N",
+    "fmt", "scale", "round", "inter", "layout", "wlayout", "arch",
+};
+
+// Canonical key order per op (docs/spec.md). The printer writes exactly these
+// keys in this order; the parser accepts exactly these keys in any order.
+using SK = SpecKey;
+const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::M,      SK::Fmt,
+                                    SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
+const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,     SK::Rot, SK::M,     SK::Topk,
+                                       SK::E,     SK::Block,  SK::Fmt, SK::Scale, SK::Round,
+                                       SK::Inter, SK::Layout, SK::Arch};
+const SpecKey kRotateQuantGemmKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot,
+                                        SK::M,     SK::Fmt,    SK::Scale,   SK::Round,
+                                        SK::Inter, SK::Layout, SK::Wlayout, SK::Arch};
+const SpecKey kQuantWeightKeys[] = {SK::K,      SK::N,       SK::RS,    SK::Rot,
+                                    SK::Fmt,    SK::Scale,   SK::Round, SK::Inter,
+                                    SK::Layout, SK::Wlayout, SK::Arch};
+
+template <size_t Count> KeyList listOf(const SpecKey (&keys)[Count]) { return {keys, Count}; }
+
+template <typename Enum, size_t Count, typename NameFn>
+std::string joinNames(const Enum (&values)[Count], NameFn name) {
+  std::string out;
+  for (Enum value : values) {
+    if (!out.empty())
+      out += ", ";
+    out += name(value);
+  }
+  return out;
+}
+
+std::string joinKeyList(KeyList keys, bool requiredOnly, KernelOp op) {
+  std::string out;
+  for (SpecKey key : keys) {
+    if (requiredOnly && !isRequiredKey(op, key))
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += specKeyName(key);
+  }
+  return out;
+}
+
+} // namespace
+
+const RotationKind kAllRotationKinds[5] = {RotationKind::None, RotationKind::Hadamard,
+                                           RotationKind::HadamardButterfly, RotationKind::Learned,
+                                           RotationKind::LearnedPerBlock};
+const Intermediate kAllIntermediates[2] = {Intermediate::F32, Intermediate::Bf16};
+const Rounding kAllRoundings[2] = {Rounding::Rne, Rounding::Sr};
+const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
+const WeightLayout kAllWeightLayouts[2] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16};
+
+const char *specKeyName(SpecKey key) {
+  size_t index = static_cast<size_t>(key);
+  return index < kNumSpecKeys ? kKeyNames[index] : "?";
+}
+
+std::optional<SpecKey> parseSpecKey(std::string_view name) {
+  for (size_t i = 0; i < kNumSpecKeys; ++i)
+    if (name == kKeyNames[i])
+      return static_cast<SpecKey>(i);
+  return std::nullopt;
+}
+
+KeyList opKeys(KernelOp op) {
+  switch (op) {
+  case KernelOp::RotateQuant:
+    return listOf(kRotateQuantKeys);
+  case KernelOp::RotateQuantMoe:
+    return listOf(kRotateQuantMoeKeys);
+  case KernelOp::RotateQuantGemm:
+    return listOf(kRotateQuantGemmKeys);
+  case KernelOp::QuantWeight:
+    return listOf(kQuantWeightKeys);
+  }
+  return {};
+}
+
+bool opHasKey(KernelOp op, SpecKey key) {
+  for (SpecKey candidate : opKeys(op))
+    if (candidate == key)
+      return true;
+  return false;
+}
+
+bool isRequiredKey(KernelOp op, SpecKey key) {
+  switch (key) {
+  case SpecKey::K:
+    return true;
+  case SpecKey::N:
+    return op == KernelOp::RotateQuantGemm || op == KernelOp::QuantWeight;
+  case SpecKey::Topk:
+  case SpecKey::E:
+    return op == KernelOp::RotateQuantMoe;
+  default:
+    return false;
+  }
+}
+
+bool isNumericKey(SpecKey key) {
+  switch (key) {
+  case SpecKey::K:
+  case SpecKey::RS:
+  case SpecKey::M:
+  case SpecKey::Topk:
+  case SpecKey::E:
+  case SpecKey::Block:
+  case SpecKey::N:
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::string joinedKeys(KernelOp op) { return joinKeyList(opKeys(op), false, op); }
+std::string joinedRequiredKeys(KernelOp op) { return joinKeyList(opKeys(op), true, op); }
+std::string joinedOps() { return joinNames(kAllKernelOps, kernelOpName); }
+
+std::string joinedValues(SpecKey key) {
+  switch (key) {
+  case SpecKey::Rot:
+    return joinNames(kAllRotationKinds, rotationKindName);
+  case SpecKey::Fmt:
+    return joinNames(kAllElemFormats, [](ElemFormat f) { return formatInfo(f).specName; });
+  case SpecKey::Scale:
+    return joinNames(kAllScaleRules, scaleRuleName);
+  case SpecKey::Round:
+    return joinNames(kAllRoundings, roundingName);
+  case SpecKey::Inter:
+    return joinNames(kAllIntermediates, intermediateName);
+  case SpecKey::Layout:
+    return joinNames(kAllScaleLayouts, scaleLayoutName);
+  case SpecKey::Wlayout:
+    return joinNames(kAllWeightLayouts, weightLayoutName);
+  default:
+    return std::string();
+  }
+}
+
+std::string escaped(std::string_view text) {
+  constexpr size_t kMaxShown = 48;
+  std::string out;
+  size_t shown = text.size() < kMaxShown ? text.size() : kMaxShown;
+  out.reserve(shown + 8);
+  for (size_t i = 0; i < shown; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02X", c);
+      out += hex;
+    }
+  }
+  if (shown < text.size())
+    out += "...";
+  return out;
+}
+
+std::string quoted(std::string_view text) { return "'" + escaped(text) + "'"; }
+
+} // namespace mxf::spec_detail

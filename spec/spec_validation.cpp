@@ -1,0 +1,241 @@
+//===- spec_validation.cpp - The rules a kernel spec must follow -----------===//
+//
+// validateSpec: every rule of docs/spec.md beyond syntax. parseSpec calls it
+// after filling defaults; code that builds a KernelSpec field by field calls
+// it directly. Each rejection is one line of the form
+//   `key=value: what is wrong and what would be valid`
+// so that a user sees which key to change and to what.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spec/kernel_spec.h"
+
+#include "spec/spec_keys.h"
+
+namespace mxf {
+namespace {
+
+using spec_detail::SpecKey;
+
+// The bounds of docs/spec.md.
+constexpr int kMinK = 32, kMaxK = 65536, kKMultiple = 32;
+constexpr int kValidRS[] = {0, 32, 64, 128, 256};
+constexpr int kValidM[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+constexpr int kMinE = 1, kMaxE = 1024;
+constexpr int kValidBlock[] = {32, 64, 128};
+constexpr int kMinN = 16, kMaxN = 1048576, kNMultiple = 16;
+// Preshuffle16x16 tiles K in 64-element steps (32 bytes of fp4 per lane row).
+constexpr int kPreshuffleKMultiple = 64;
+
+template <typename T, size_t Count> bool isOneOf(const T (&values)[Count], T value) {
+  for (const T &candidate : values)
+    if (candidate == value)
+      return true;
+  return false;
+}
+
+std::string joinInts(const int *values, size_t count) {
+  std::string out;
+  for (size_t i = 0; i < count; ++i) {
+    if (i)
+      out += ", ";
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+template <size_t Count> std::string joinInts(const int (&values)[Count]) {
+  return joinInts(values, Count);
+}
+
+/// "key=value" as printSpec would write it (arch escaped: it is free text).
+std::string keyValue(const KernelSpec &spec, SpecKey key) {
+  std::string out = spec_detail::specKeyName(key);
+  out += '=';
+  if (key == SpecKey::Arch)
+    out += spec_detail::escaped(spec.arch);
+  else
+    spec_detail::appendSpecValue(out, spec, key);
+  return out;
+}
+
+Status fail(const KernelSpec &spec, SpecKey key, const std::string &what) {
+  return Status::failure(keyValue(spec, key) + ": " + what);
+}
+
+/// Enum fields of a spec built in code may hold any byte; reject those before
+/// anything else looks at them.
+Status checkEnumRanges(const KernelSpec &spec) {
+  auto bad = [&](SpecKey key, unsigned code) {
+    return Status::failure(std::string(spec_detail::specKeyName(key)) + "=?: enum code " +
+                           std::to_string(code) + " is not a value of " +
+                           spec_detail::specKeyName(key) + "; " + spec_detail::specKeyName(key) +
+                           " must be one of " + spec_detail::joinedValues(key));
+  };
+  if (!isOneOf(spec_detail::kAllRotationKinds, spec.rot))
+    return bad(SpecKey::Rot, static_cast<unsigned>(spec.rot));
+  if (!isOneOf(kAllElemFormats, spec.fmt))
+    return bad(SpecKey::Fmt, static_cast<unsigned>(spec.fmt));
+  if (!isOneOf(kAllScaleRules, spec.scale))
+    return bad(SpecKey::Scale, static_cast<unsigned>(spec.scale));
+  if (!isOneOf(spec_detail::kAllRoundings, spec.round))
+    return bad(SpecKey::Round, static_cast<unsigned>(spec.round));
+  if (!isOneOf(spec_detail::kAllIntermediates, spec.inter))
+    return bad(SpecKey::Inter, static_cast<unsigned>(spec.inter));
+  if (!isOneOf(spec_detail::kAllScaleLayouts, spec.layout))
+    return bad(SpecKey::Layout, static_cast<unsigned>(spec.layout));
+  if (!isOneOf(spec_detail::kAllWeightLayouts, spec.wlayout))
+    return bad(SpecKey::Wlayout, static_cast<unsigned>(spec.wlayout));
+  return Status::success();
+}
+
+Status checkShapesAndRotation(const KernelSpec &spec) {
+  if (spec.K < kMinK || spec.K > kMaxK || spec.K % kKMultiple != 0)
+    return fail(spec, SpecKey::K,
+                "K must be a multiple of 32 in " + std::to_string(kMinK) + ".." +
+                    std::to_string(kMaxK));
+  if (!isOneOf(kValidRS, spec.RS))
+    return fail(spec, SpecKey::RS, "RS must be one of " + joinInts(kValidRS));
+  if (spec.RS == 0 && spec.rot != RotationKind::None)
+    return fail(spec, SpecKey::Rot,
+                "RS=0 (no rotation) requires rot=none; set RS to 32, 64, 128 or 256 to rotate");
+  if (spec.RS > 0 && spec.rot == RotationKind::None)
+    return fail(spec, SpecKey::Rot,
+                "RS=" + std::to_string(spec.RS) +
+                    " needs a rotation: rot must be one of hadamard, hadamard_butterfly, "
+                    "learned, learned_per_block (or set RS=0 for no rotation)");
+  if (spec.RS > 0 && spec.K % spec.RS != 0)
+    return fail(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
+  if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kValidM, spec.M))
+    return fail(spec, SpecKey::M, "M must be one of " + joinInts(kValidM));
+  return Status::success();
+}
+
+constexpr int kMaxTopk = 127;
+
+Status checkMoe(const KernelSpec &spec) {
+  if (spec.E < kMinE || spec.E > kMaxE)
+    return fail(spec, SpecKey::E,
+                "E must be in " + std::to_string(kMinE) + ".." + std::to_string(kMaxE));
+  if (spec.topk < 1)
+    return fail(spec, SpecKey::Topk, "topk must be in 1..E (E=" + std::to_string(spec.E) + ")");
+  if (spec.topk > spec.E)
+    return Status::failure("topk=" + std::to_string(spec.topk) +
+                           " must be <= E=" + std::to_string(spec.E));
+  // Sorted ids pack (slot << 24) | token into an int32: slots need 7 bits.
+  if (spec.topk > kMaxTopk)
+    return fail(spec, SpecKey::Topk,
+                "topk must be <= " + std::to_string(kMaxTopk) +
+                    " (sorted ids store the slot in bits 24..30)");
+  if (!isOneOf(kValidBlock, spec.block))
+    return fail(spec, SpecKey::Block, "block must be one of " + joinInts(kValidBlock));
+  return Status::success();
+}
+
+Status checkGemmShapes(const KernelSpec &spec) {
+  if (spec.N < kMinN || spec.N > kMaxN || spec.N % kNMultiple != 0)
+    return fail(spec, SpecKey::N,
+                "N must be a multiple of 16 in " + std::to_string(kMinN) + ".." +
+                    std::to_string(kMaxN));
+  return Status::success();
+}
+
+Status checkFormatAndLayouts(const KernelSpec &spec) {
+  const char *op = kernelOpName(spec.op);
+  if (spec.op == KernelOp::RotateQuantGemm && spec.fmt != ElemFormat::E2M1)
+    return fail(spec, SpecKey::Fmt, std::string(op) + " supports only fmt=fp4");
+  if (spec.op == KernelOp::QuantWeight && spec.fmt != ElemFormat::E2M1 &&
+      spec.fmt != ElemFormat::E2M3)
+    return fail(spec, SpecKey::Fmt, std::string(op) + " supports fmt=fp4 or fmt=fp6_e2m3");
+  if (spec.wlayout == WeightLayout::Preshuffle16x16) {
+    if (spec.fmt != ElemFormat::E2M1)
+      return fail(spec, SpecKey::Wlayout,
+                  "preshuffle_16x16 requires fmt=fp4 (got fmt=" +
+                      std::string(formatInfo(spec.fmt).specName) + "); use wlayout=plain");
+    if (spec.K % kPreshuffleKMultiple != 0)
+      return fail(spec, SpecKey::Wlayout,
+                  "preshuffle_16x16 requires K to be a multiple of 64 (got K=" +
+                      std::to_string(spec.K) + "); use wlayout=plain");
+  }
+  return Status::success();
+}
+
+bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
+  switch (key) {
+  case SpecKey::K:
+    return a.K == b.K;
+  case SpecKey::RS:
+    return a.RS == b.RS;
+  case SpecKey::Rot:
+    return a.rot == b.rot;
+  case SpecKey::M:
+    return a.M == b.M;
+  case SpecKey::Topk:
+    return a.topk == b.topk;
+  case SpecKey::E:
+    return a.E == b.E;
+  case SpecKey::Block:
+    return a.block == b.block;
+  case SpecKey::N:
+    return a.N == b.N;
+  case SpecKey::Fmt:
+    return a.fmt == b.fmt;
+  case SpecKey::Scale:
+    return a.scale == b.scale;
+  case SpecKey::Round:
+    return a.round == b.round;
+  case SpecKey::Inter:
+    return a.inter == b.inter;
+  case SpecKey::Layout:
+    return a.layout == b.layout;
+  case SpecKey::Wlayout:
+    return a.wlayout == b.wlayout;
+  case SpecKey::Arch:
+    return a.arch == b.arch;
+  }
+  return false;
+}
+
+/// A field the op has no key for must keep its KernelSpec default: printSpec
+/// does not write it, so any other value would not survive parse(print(spec)).
+Status checkForeignFields(const KernelSpec &spec) {
+  static const KernelSpec kDefaults;
+  for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i) {
+    SpecKey key = static_cast<SpecKey>(i);
+    if (spec_detail::opHasKey(spec.op, key) || sameField(spec, kDefaults, key))
+      continue;
+    std::string fallback;
+    spec_detail::appendSpecValue(fallback, kDefaults, key);
+    return fail(spec, key,
+                std::string("key '") + spec_detail::specKeyName(key) + "' does not belong to " +
+                    kernelOpName(spec.op) + " (its keys: " + spec_detail::joinedKeys(spec.op) +
+                    "); leave it at its default " + fallback);
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status validateSpec(const KernelSpec &spec) {
+  if (spec_detail::opKeys(spec.op).size() == 0)
+    return Status::failure("op=?: enum code " + std::to_string(static_cast<unsigned>(spec.op)) +
+                           " is not an op; op must be one of " + spec_detail::joinedOps());
+  if (Status s = checkEnumRanges(spec); !s.ok())
+    return s;
+  if (Status s = checkForeignFields(spec); !s.ok())
+    return s;
+  if (Status s = checkShapesAndRotation(spec); !s.ok())
+    return s;
+  if (spec.op == KernelOp::RotateQuantMoe)
+    if (Status s = checkMoe(spec); !s.ok())
+      return s;
+  if (spec_detail::opHasKey(spec.op, SpecKey::N))
+    if (Status s = checkGemmShapes(spec); !s.ok())
+      return s;
+  if (Status s = checkFormatAndLayouts(spec); !s.ok())
+    return s;
+  if (spec.arch != "gfx950")
+    return fail(spec, SpecKey::Arch, "arch must be gfx950");
+  return Status::success();
+}
+
+} // namespace mxf

@@ -1,0 +1,517 @@
+//===- test_spec_parse.cpp - Kernel spec parsing, printing, validation ----===//
+//
+// Hand-written cases for spec/kernel_spec.h: canonical round trips per op,
+// defaults, key order, and one test per class of rejection, each checking
+// that the message names the key and the value that were given. The
+// randomized properties are in test_spec_fuzz.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spec/kernel_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace mxf {
+namespace {
+
+const char kRotateQuant[] = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,"
+                            "round=rne,inter=f32,layout=plain,arch=gfx950";
+const char kRotateQuantMoe[] =
+    "rotate_quant_moe:K=7168,RS=128,rot=learned,M=64,topk=8,E=256,block=64,fmt=fp8_e4m3,"
+    "scale=rceil,round=sr,inter=bf16,layout=a4w4_shuffle,arch=gfx950";
+const char kRotateQuantGemm[] =
+    "rotate_quant_gemm:K=4096,N=14336,RS=32,rot=hadamard_butterfly,M=1,fmt=fp4,scale=floor,"
+    "round=rne,inter=f32,layout=a4w4_shuffle,wlayout=preshuffle_16x16,arch=gfx950";
+const char kQuantWeight[] =
+    "quant_weight:K=2048,N=512,RS=256,rot=learned_per_block,fmt=fp6_e2m3,scale=even126,"
+    "round=rne,inter=bf16,layout=plain,wlayout=plain,arch=gfx950";
+
+/// Parses `text`, expects a rejection and returns its message.
+std::string errorOf(std::string_view text) {
+  Result<KernelSpec> result = parseSpec(text);
+  EXPECT_FALSE(result.ok()) << "accepted: " << std::string(text);
+  if (result.ok())
+    return std::string();
+  EXPECT_FALSE(result.error().empty());
+  EXPECT_EQ(result.error().find('\n'), std::string::npos) << "not one line: " << result.error();
+  return result.error();
+}
+
+/// Expects every fragment to appear in `message`.
+void expectMentions(const std::string &message, std::initializer_list<const char *> fragments) {
+  for (const char *fragment : fragments)
+    EXPECT_NE(message.find(fragment), std::string::npos)
+        << "message '" << message << "' does not mention '" << fragment << "'";
+}
+
+KernelSpec parsedOrDie(std::string_view text) {
+  Result<KernelSpec> result = parseSpec(text);
+  EXPECT_TRUE(result.ok()) << std::string(text) << ": " << result.error();
+  return result.ok() ? result.value() : KernelSpec();
+}
+
+std::vector<std::string> splitItems(const std::string &canonical) {
+  std::vector<std::string> items;
+  std::string body = canonical.substr(canonical.find(':') + 1);
+  size_t pos = 0;
+  while (true) {
+    size_t comma = body.find(',', pos);
+    items.push_back(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos)
+      return items;
+    pos = comma + 1;
+  }
+}
+
+std::string joinItems(const std::string &op, const std::vector<std::string> &items) {
+  std::string out = op + ":";
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? "," : "") + items[i];
+  return out;
+}
+
+// --- Round trips and defaults ----------------------------------------------
+
+TEST(SpecParse, RotateQuantCanonicalRoundTrip) {
+  KernelSpec spec = parsedOrDie(kRotateQuant);
+  EXPECT_EQ(spec.op, KernelOp::RotateQuant);
+  EXPECT_EQ(spec.K, 4096);
+  EXPECT_EQ(spec.RS, 64);
+  EXPECT_EQ(spec.rot, RotationKind::Hadamard);
+  EXPECT_EQ(spec.M, 16);
+  EXPECT_EQ(spec.fmt, ElemFormat::E2M1);
+  EXPECT_EQ(spec.scale, ScaleRule::Even);
+  EXPECT_EQ(spec.round, Rounding::Rne);
+  EXPECT_EQ(spec.inter, Intermediate::F32);
+  EXPECT_EQ(spec.layout, ScaleLayout::Plain);
+  EXPECT_EQ(spec.arch, "gfx950");
+  EXPECT_EQ(printSpec(spec), kRotateQuant);
+}
+
+TEST(SpecParse, RotateQuantMoeCanonicalRoundTrip) {
+  KernelSpec spec = parsedOrDie(kRotateQuantMoe);
+  EXPECT_EQ(spec.op, KernelOp::RotateQuantMoe);
+  EXPECT_EQ(spec.K, 7168);
+  EXPECT_EQ(spec.RS, 128);
+  EXPECT_EQ(spec.rot, RotationKind::Learned);
+  EXPECT_EQ(spec.M, 64);
+  EXPECT_EQ(spec.topk, 8);
+  EXPECT_EQ(spec.E, 256);
+  EXPECT_EQ(spec.block, 64);
+  EXPECT_EQ(spec.fmt, ElemFormat::E4M3);
+  EXPECT_EQ(spec.scale, ScaleRule::Rceil);
+  EXPECT_EQ(spec.round, Rounding::Sr);
+  EXPECT_EQ(spec.inter, Intermediate::Bf16);
+  EXPECT_EQ(spec.layout, ScaleLayout::A4W4Shuffle);
+  EXPECT_EQ(printSpec(spec), kRotateQuantMoe);
+}
+
+TEST(SpecParse, RotateQuantGemmCanonicalRoundTrip) {
+  KernelSpec spec = parsedOrDie(kRotateQuantGemm);
+  EXPECT_EQ(spec.op, KernelOp::RotateQuantGemm);
+  EXPECT_EQ(spec.K, 4096);
+  EXPECT_EQ(spec.N, 14336);
+  EXPECT_EQ(spec.RS, 32);
+  EXPECT_EQ(spec.rot, RotationKind::HadamardButterfly);
+  EXPECT_EQ(spec.M, 1);
+  EXPECT_EQ(spec.scale, ScaleRule::Floor);
+  EXPECT_EQ(spec.layout, ScaleLayout::A4W4Shuffle);
+  EXPECT_EQ(spec.wlayout, WeightLayout::Preshuffle16x16);
+  EXPECT_EQ(printSpec(spec), kRotateQuantGemm);
+}
+
+TEST(SpecParse, QuantWeightCanonicalRoundTrip) {
+  KernelSpec spec = parsedOrDie(kQuantWeight);
+  EXPECT_EQ(spec.op, KernelOp::QuantWeight);
+  EXPECT_EQ(spec.K, 2048);
+  EXPECT_EQ(spec.N, 512);
+  EXPECT_EQ(spec.RS, 256);
+  EXPECT_EQ(spec.rot, RotationKind::LearnedPerBlock);
+  EXPECT_EQ(spec.M, 16); // not a key of quant_weight: stays at the struct default
+  EXPECT_EQ(spec.fmt, ElemFormat::E2M3);
+  EXPECT_EQ(spec.scale, ScaleRule::Even126);
+  EXPECT_EQ(spec.inter, Intermediate::Bf16);
+  EXPECT_EQ(printSpec(spec), kQuantWeight);
+}
+
+TEST(SpecParse, DefaultsAreFilledAndWrittenOut) {
+  EXPECT_EQ(printSpec(parsedOrDie("rotate_quant:K=4096")),
+            "rotate_quant:K=4096,RS=0,rot=none,M=16,fmt=fp4,scale=even,round=rne,inter=f32,"
+            "layout=plain,arch=gfx950");
+  // rot defaults to hadamard once there is a rotation block.
+  EXPECT_EQ(printSpec(parsedOrDie("rotate_quant:K=4096,RS=64")),
+            "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,"
+            "layout=plain,arch=gfx950");
+  // The MoE kernel's scales default to the gemm_a4w4 shuffle.
+  EXPECT_EQ(printSpec(parsedOrDie("rotate_quant_moe:K=7168,topk=8,E=256")),
+            "rotate_quant_moe:K=7168,RS=0,rot=none,M=16,topk=8,E=256,block=32,fmt=fp4,"
+            "scale=even,round=rne,inter=f32,layout=a4w4_shuffle,arch=gfx950");
+  EXPECT_EQ(printSpec(parsedOrDie("rotate_quant_gemm:K=4096,N=4096")),
+            "rotate_quant_gemm:K=4096,N=4096,RS=0,rot=none,M=16,fmt=fp4,scale=even,round=rne,"
+            "inter=f32,layout=plain,wlayout=plain,arch=gfx950");
+  EXPECT_EQ(printSpec(parsedOrDie("quant_weight:K=4096,N=4096")),
+            "quant_weight:K=4096,N=4096,RS=0,rot=none,fmt=fp4,scale=even,round=rne,inter=f32,"
+            "layout=plain,wlayout=plain,arch=gfx950");
+  // An explicit value beats the op's default.
+  EXPECT_EQ(parsedOrDie("rotate_quant_moe:K=64,topk=1,E=1,layout=plain").layout,
+            ScaleLayout::Plain);
+}
+
+TEST(SpecParse, KeyOrderDoesNotMatter) {
+  for (const char *canonical : {kRotateQuant, kRotateQuantMoe, kRotateQuantGemm, kQuantWeight}) {
+    std::string text = canonical;
+    std::string op = text.substr(0, text.find(':'));
+    std::vector<std::string> items = splitItems(text);
+    KernelSpec expected = parsedOrDie(text);
+    // Every rotation and the reversal of every rotation.
+    for (size_t shift = 0; shift < items.size(); ++shift) {
+      std::rotate(items.begin(), items.begin() + 1, items.end());
+      EXPECT_EQ(parsedOrDie(joinItems(op, items)), expected) << joinItems(op, items);
+      std::vector<std::string> reversed(items.rbegin(), items.rend());
+      EXPECT_EQ(parsedOrDie(joinItems(op, reversed)), expected) << joinItems(op, reversed);
+    }
+  }
+}
+
+TEST(SpecParse, OuterWhitespaceIsTrimmed) {
+  EXPECT_EQ(parsedOrDie(" \t\r\n rotate_quant:K=4096,RS=64\n\v\f "),
+            parsedOrDie("rotate_quant:K=4096,RS=64"));
+}
+
+TEST(SpecParse, LeadingZerosAreDecimal) {
+  // Still decimal (no octal); printing drops them.
+  EXPECT_EQ(printSpec(parsedOrDie("rotate_quant:K=000004096,RS=064")),
+            printSpec(parsedOrDie("rotate_quant:K=4096,RS=64")));
+}
+
+TEST(SpecParse, EveryFormatAndRuleSpelling) {
+  for (const char *fmt : {"fp4", "fp6_e2m3", "fp6_e3m2", "fp8_e4m3", "fp8_e5m2"})
+    for (const char *scale : {"floor", "even", "rceil", "rceil_recip", "ceil", "even126"}) {
+      std::string text =
+          std::string("rotate_quant:K=256,fmt=") + fmt + ",scale=" + scale + ",round=sr";
+      KernelSpec spec = parsedOrDie(text);
+      std::string printed = printSpec(spec);
+      EXPECT_NE(printed.find(std::string("fmt=") + fmt + ","), std::string::npos) << printed;
+      EXPECT_NE(printed.find(std::string("scale=") + scale + ","), std::string::npos) << printed;
+    }
+}
+
+TEST(SpecParse, SpecKeysInCanonicalOrder) {
+  auto keys = [](KernelOp op) {
+    std::string out;
+    for (std::string_view key : specKeys(op))
+      out += std::string(key) + ",";
+    return out;
+  };
+  EXPECT_EQ(keys(KernelOp::RotateQuant), "K,RS,rot,M,fmt,scale,round,inter,layout,arch,");
+  EXPECT_EQ(keys(KernelOp::RotateQuantMoe),
+            "K,RS,rot,M,topk,E,block,fmt,scale,round,inter,layout,arch,");
+  EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
+            "K,N,RS,rot,M,fmt,scale,round,inter,layout,wlayout,arch,");
+  EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,fmt,scale,round,inter,layout,wlayout,arch,");
+  EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuant), std::vector<std::string_view>({"K"}));
+  EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuantMoe),
+            std::vector<std::string_view>({"K", "topk", "E"}));
+  EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuantGemm), std::vector<std::string_view>({"K", "N"}));
+  EXPECT_EQ(requiredSpecKeys(KernelOp::QuantWeight), std::vector<std::string_view>({"K", "N"}));
+}
+
+TEST(SpecParse, OpNamesRoundTrip) {
+  for (KernelOp op : kAllKernelOps)
+    EXPECT_EQ(parseKernelOp(kernelOpName(op)), op);
+  EXPECT_EQ(parseKernelOp("rotate"), std::nullopt);
+  EXPECT_STREQ(kernelOpName(static_cast<KernelOp>(99)), "?");
+}
+
+// --- Syntax rejections -----------------------------------------------------
+
+TEST(SpecReject, EmptyInput) {
+  expectMentions(errorOf(""), {"empty spec"});
+  expectMentions(errorOf(" \t\n"), {"empty spec"});
+}
+
+TEST(SpecReject, InputTooLong) {
+  std::string text = "rotate_quant:K=4096" + std::string(kMaxSpecLength, ' ');
+  expectMentions(errorOf(text), {std::to_string(text.size()).c_str(), "4096"});
+  // Exactly at the limit, outer whitespace is still trimmed and accepted.
+  std::string atLimit = "rotate_quant:K=4096";
+  atLimit += std::string(kMaxSpecLength - atLimit.size(), ' ');
+  EXPECT_TRUE(parseSpec(atLimit).ok());
+}
+
+TEST(SpecReject, MissingColonOrUnknownOp) {
+  expectMentions(errorOf("rotate_quant"), {"missing ':'", "rotate_quant", "quant_weight"});
+  expectMentions(errorOf("rotate_quant,K=4096"), {"missing ':'", "'rotate_quant,K=4096'"});
+  expectMentions(errorOf("rotate:K=4096"),
+                 {"unknown op 'rotate'", "rotate_quant, rotate_quant_moe, rotate_quant_gemm, "
+                                         "quant_weight"});
+  expectMentions(errorOf("Rotate_Quant:K=4096"), {"unknown op 'Rotate_Quant'"});
+  expectMentions(errorOf(":K=4096"), {"empty op", "rotate_quant"});
+}
+
+TEST(SpecReject, InnerWhitespace) {
+  expectMentions(errorOf("rotate_quant:K=4096, RS=64"), {"whitespace", "' RS=64'"});
+  expectMentions(errorOf("rotate_quant:K= 4096"), {"whitespace", "'K= 4096'"});
+  expectMentions(errorOf("rotate_quant :K=4096"), {"whitespace", "op 'rotate_quant '"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64\t,M=1"), {"whitespace", "'RS=64\\x09'"});
+}
+
+TEST(SpecReject, EmptyKeyOrValue) {
+  expectMentions(errorOf("rotate_quant:=4096"), {"empty key", "'=4096'"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS="), {"empty value", "'RS='", "decimal"});
+  expectMentions(errorOf("rotate_quant:K=4096,rot="), {"empty value", "'rot='", "none, hadamard"});
+}
+
+TEST(SpecReject, KeyWithoutEquals) {
+  expectMentions(errorOf("rotate_quant:K"), {"'K'", "no '='"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS"), {"'RS'", "no '='"});
+}
+
+TEST(SpecReject, TrailingCommaAndEmptyItems) {
+  expectMentions(errorOf("rotate_quant:K=4096,"), {"trailing comma", "'K=4096'"});
+  expectMentions(errorOf("rotate_quant:K=4096,,RS=64"), {"empty item", "'K=4096'"});
+  expectMentions(errorOf("rotate_quant:,K=4096"), {"empty item", "first ','"});
+}
+
+TEST(SpecReject, UnknownKey) {
+  std::string message = errorOf("rotate_quant:K=4096,bogus=1");
+  expectMentions(message, {"unknown key 'bogus'", "'bogus=1'",
+                           "K, RS, rot, M, fmt, scale, round, inter, layout, arch"});
+  // A key in the wrong case gets a hint.
+  expectMentions(errorOf("rotate_quant:k=4096"), {"unknown key 'k'", "did you mean 'K'"});
+  expectMentions(errorOf("rotate_quant:K=4096,rs=64"), {"unknown key 'rs'", "'RS'"});
+}
+
+TEST(SpecReject, DuplicateKey) {
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,K=2048"),
+                 {"duplicate key 'K'", "'K=4096'", "'K=2048'"});
+  // Even with equal values: one spelling per spec.
+  expectMentions(errorOf("rotate_quant:K=4096,K=4096"), {"duplicate key 'K'"});
+}
+
+TEST(SpecReject, KeyOfAnotherOp) {
+  expectMentions(errorOf("rotate_quant:K=4096,N=128"),
+                 {"key 'N'", "'N=128'", "does not belong to rotate_quant",
+                  "its keys: K, RS, rot, M, fmt, scale, round, inter, layout, arch"});
+  expectMentions(errorOf("quant_weight:K=4096,N=128,M=16"),
+                 {"key 'M'", "'M=16'", "does not belong to quant_weight"});
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=128,topk=2"),
+                 {"key 'topk'", "does not belong to rotate_quant_gemm"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=1,E=8,wlayout=plain"),
+                 {"key 'wlayout'", "does not belong to rotate_quant_moe"});
+}
+
+TEST(SpecReject, MalformedNumber) {
+  for (const char *value : {"-32", "+32", "0x40", "4k", "4096.0", "1e3", "4_096", "\xef\xbc\x94"}) {
+    std::string text = std::string("rotate_quant:K=") + value;
+    std::string message = errorOf(text);
+    expectMentions(message, {"K=", "decimal number"});
+  }
+  expectMentions(errorOf("rotate_quant:K=4096,RS=6x4"), {"RS=6x4", "decimal number"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=-1,E=8"), {"topk=-1", "decimal"});
+}
+
+TEST(SpecReject, NumberTooLong) {
+  expectMentions(errorOf("rotate_quant:K=1234567890"), {"K=1234567890", "10 digits", "at most 9"});
+  expectMentions(errorOf("rotate_quant:K=4096,M=99999999999999999999999999999999"),
+                 {"M=9999", "32 digits"});
+  // Nine digits parse (and then fail the range check, not the number syntax).
+  expectMentions(errorOf("rotate_quant:K=999999999"), {"K=999999999", "32..65536"});
+}
+
+TEST(SpecReject, UnknownEnumValue) {
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,rot=fwht"),
+                 {"rot=fwht", "none, hadamard, hadamard_butterfly, learned, learned_per_block"});
+  expectMentions(errorOf("rotate_quant:K=4096,fmt=fp5"),
+                 {"fmt=fp5", "fp4, fp6_e2m3, fp6_e3m2, fp8_e4m3, fp8_e5m2"});
+  expectMentions(errorOf("rotate_quant:K=4096,scale=round"),
+                 {"scale=round", "floor, even, rceil, rceil_recip, ceil, even126"});
+  expectMentions(errorOf("rotate_quant:K=4096,round=rtz"), {"round=rtz", "rne, sr"});
+  expectMentions(errorOf("rotate_quant:K=4096,inter=f16"), {"inter=f16", "f32, bf16"});
+  expectMentions(errorOf("rotate_quant:K=4096,layout=shuffled"),
+                 {"layout=shuffled", "plain, a4w4_shuffle"});
+  expectMentions(errorOf("quant_weight:K=4096,N=16,wlayout=preshuffle"),
+                 {"wlayout=preshuffle", "plain, preshuffle_16x16"});
+  expectMentions(errorOf("rotate_quant:K=4096,fmt=FP4"), {"fmt=FP4"});
+  // Control and high bytes are escaped so the message stays one line.
+  expectMentions(errorOf(std::string("rotate_quant:K=4096,fmt=fp4\x01\xff", 29)),
+                 {"fmt=fp4\\x01\\xFF"});
+  expectMentions(errorOf(std::string("rotate_quant:K=4096,fmt=fp4\0", 28)), {"fmt=fp4\\x00"});
+}
+
+TEST(SpecReject, MissingRequiredKey) {
+  expectMentions(errorOf("rotate_quant:RS=64"), {"missing required key 'K'", "rotate_quant"});
+  expectMentions(errorOf("rotate_quant:"), {"missing required key 'K'"});
+  expectMentions(errorOf("rotate_quant_gemm:K=4096"),
+                 {"missing required key 'N'", "rotate_quant_gemm", "required: K, N"});
+  expectMentions(errorOf("quant_weight:K=4096"), {"missing required key 'N'", "quant_weight"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,E=8"),
+                 {"missing required key 'topk'", "required: K, topk, E"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=8"), {"missing required key 'E'"});
+}
+
+// --- Rule rejections -------------------------------------------------------
+
+TEST(SpecReject, K) {
+  expectMentions(errorOf("rotate_quant:K=100"), {"K=100", "multiple of 32", "32..65536"});
+  expectMentions(errorOf("rotate_quant:K=0"), {"K=0", "32..65536"});
+  expectMentions(errorOf("rotate_quant:K=65568"), {"K=65568", "32..65536"});
+  expectMentions(errorOf("rotate_quant:K=4128,RS=64"), {"K=4128", "multiple of RS=64"});
+  expectMentions(errorOf("rotate_quant:K=96,RS=256"), {"K=96", "multiple of RS=256"});
+  EXPECT_TRUE(parseSpec("rotate_quant:K=32").ok());
+  EXPECT_TRUE(parseSpec("rotate_quant:K=65536,RS=256").ok());
+}
+
+TEST(SpecReject, RS) {
+  expectMentions(errorOf("rotate_quant:K=4096,RS=48"),
+                 {"RS=48", "RS must be one of 0, 32, 64, 128, 256"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=512"), {"RS=512", "0, 32, 64, 128, 256"});
+}
+
+TEST(SpecReject, RotationNeedsBlockAndBlockNeedsRotation) {
+  expectMentions(errorOf("rotate_quant:K=4096,rot=hadamard"), {"rot=hadamard", "RS=0", "rot=none"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=0,rot=learned"), {"rot=learned", "RS=0"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,rot=none"),
+                 {"rot=none", "RS=64", "hadamard, hadamard_butterfly, learned, learned_per_block"});
+}
+
+TEST(SpecReject, M) {
+  expectMentions(errorOf("rotate_quant:K=4096,M=3"),
+                 {"M=3", "M must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256"});
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16,M=512"), {"M=512"});
+  expectMentions(errorOf("rotate_quant:K=4096,M=0"), {"M=0"});
+}
+
+TEST(SpecReject, MoeShapes) {
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=1,E=0"), {"E=0", "1..1024"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=1,E=1025"), {"E=1025", "1..1024"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=9,E=8"), {"topk=9 must be <= E=8"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=0,E=8"), {"topk=0", "1..E", "E=8"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,block=16"),
+                 {"block=16", "block must be one of 32, 64, 128"});
+  EXPECT_TRUE(parseSpec("rotate_quant_moe:K=4096,topk=127,E=1024,block=128").ok());
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=128,E=1024"), {"topk=128", "<= 127"});
+}
+
+TEST(SpecReject, N) {
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=20"),
+                 {"N=20", "multiple of 16", "16..1048576"});
+  expectMentions(errorOf("quant_weight:K=4096,N=0"), {"N=0", "16..1048576"});
+  expectMentions(errorOf("quant_weight:K=4096,N=1048592"), {"N=1048592", "16..1048576"});
+  EXPECT_TRUE(parseSpec("quant_weight:K=4096,N=1048576").ok());
+  EXPECT_TRUE(parseSpec("rotate_quant_gemm:K=4096,N=16").ok());
+}
+
+TEST(SpecReject, FormatPerOp) {
+  for (const char *fmt : {"fp4", "fp6_e2m3", "fp6_e3m2", "fp8_e4m3", "fp8_e5m2"}) {
+    EXPECT_TRUE(parseSpec(std::string("rotate_quant:K=4096,fmt=") + fmt).ok()) << fmt;
+    EXPECT_TRUE(parseSpec(std::string("rotate_quant_moe:K=4096,topk=1,E=2,fmt=") + fmt).ok());
+  }
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16,fmt=fp6_e2m3"),
+                 {"fmt=fp6_e2m3", "rotate_quant_gemm supports only fmt=fp4"});
+  expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp8_e4m3"),
+                 {"fmt=fp8_e4m3", "quant_weight", "fp4", "fp6_e2m3"});
+  expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp6_e3m2"), {"fmt=fp6_e3m2"});
+  EXPECT_TRUE(parseSpec("quant_weight:K=4096,N=16,fmt=fp6_e2m3").ok());
+}
+
+TEST(SpecReject, PreshuffleNeedsFp4AndK64) {
+  expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp6_e2m3,wlayout=preshuffle_16x16"),
+                 {"wlayout=preshuffle_16x16", "fmt=fp4", "fp6_e2m3"});
+  expectMentions(errorOf("quant_weight:K=96,N=16,wlayout=preshuffle_16x16"),
+                 {"wlayout=preshuffle_16x16", "multiple of 64", "K=96"});
+  EXPECT_TRUE(parseSpec("quant_weight:K=128,N=16,wlayout=preshuffle_16x16").ok());
+}
+
+TEST(SpecReject, Arch) {
+  expectMentions(errorOf("rotate_quant:K=4096,arch=gfx942"), {"arch=gfx942", "gfx950"});
+  expectMentions(errorOf("rotate_quant:K=4096,arch=GFX950"), {"arch=GFX950"});
+}
+
+// --- validateSpec on specs built in code -----------------------------------
+
+TEST(SpecValidate, BuiltSpecsRoundTrip) {
+  KernelSpec gemm;
+  gemm.op = KernelOp::RotateQuantGemm;
+  gemm.K = 8192;
+  gemm.N = 1024;
+  gemm.RS = 128;
+  gemm.rot = RotationKind::Learned;
+  gemm.M = 256;
+  gemm.wlayout = WeightLayout::Preshuffle16x16;
+  ASSERT_TRUE(validateSpec(gemm).ok()) << validateSpec(gemm).message();
+  EXPECT_EQ(parsedOrDie(printSpec(gemm)), gemm);
+
+  KernelSpec moe;
+  moe.op = KernelOp::RotateQuantMoe;
+  moe.K = 2048;
+  moe.topk = 2;
+  moe.E = 64;
+  moe.fmt = ElemFormat::E5M2;
+  moe.round = Rounding::Sr;
+  ASSERT_TRUE(validateSpec(moe).ok()) << validateSpec(moe).message();
+  // Built in code, layout is whatever was set (plain here); printing writes
+  // it out, so the round trip keeps it even though the parser's default
+  // differs.
+  EXPECT_EQ(parsedOrDie(printSpec(moe)), moe);
+}
+
+TEST(SpecValidate, DefaultConstructedIsInvalidUntilKIsSet) {
+  KernelSpec spec;
+  expectMentions(validateSpec(spec).message(), {"K=0"});
+  spec.K = 4096;
+  EXPECT_TRUE(validateSpec(spec).ok());
+}
+
+TEST(SpecValidate, ForeignFieldsMustKeepDefaults) {
+  KernelSpec spec;
+  spec.K = 4096;
+  spec.N = 128;
+  expectMentions(validateSpec(spec).message(),
+                 {"N=128", "does not belong to rotate_quant", "default 0"});
+  spec.N = 0;
+  spec.wlayout = WeightLayout::Preshuffle16x16;
+  expectMentions(validateSpec(spec).message(), {"wlayout=preshuffle_16x16", "does not belong"});
+
+  KernelSpec weight;
+  weight.op = KernelOp::QuantWeight;
+  weight.K = 4096;
+  weight.N = 4096;
+  ASSERT_TRUE(validateSpec(weight).ok());
+  weight.M = 32;
+  expectMentions(validateSpec(weight).message(), {"M=32", "does not belong to quant_weight"});
+  weight.M = 16;
+  weight.topk = 2;
+  expectMentions(validateSpec(weight).message(), {"topk=2", "does not belong"});
+}
+
+TEST(SpecValidate, OutOfRangeEnumsAndOddValues) {
+  KernelSpec spec;
+  spec.K = 4096;
+  spec.fmt = static_cast<ElemFormat>(17);
+  expectMentions(validateSpec(spec).message(), {"fmt", "17", "fp4"});
+  EXPECT_NE(printSpec(spec).find("fmt=?"), std::string::npos);
+  EXPECT_FALSE(parseSpec(printSpec(spec)).ok());
+  spec.fmt = ElemFormat::E2M1;
+  spec.scale = static_cast<ScaleRule>(200);
+  expectMentions(validateSpec(spec).message(), {"scale", "200"});
+  spec.scale = ScaleRule::Even;
+  spec.op = static_cast<KernelOp>(9);
+  expectMentions(validateSpec(spec).message(), {"op", "9", "rotate_quant"});
+  spec.op = KernelOp::RotateQuant;
+  spec.K = -4096;
+  expectMentions(validateSpec(spec).message(), {"K=-4096", "32..65536"});
+  spec.K = 4096;
+  spec.arch = std::string("gfx\0950", 7);
+  expectMentions(validateSpec(spec).message(), {"arch=gfx\\x00950", "gfx950"});
+  spec.arch = "";
+  expectMentions(validateSpec(spec).message(), {"arch=", "gfx950"});
+}
+
+} // namespace
+} // namespace mxf

@@ -1,0 +1,38 @@
+//===- cli_support.cpp - What every mxforge subcommand shares -------------===//
+
+#include "tools/mxforge/cli_support.h"
+
+namespace mxf::cli {
+
+llvm::cl::OptionCategory &mxforgeCategory() {
+  static llvm::cl::OptionCategory category("mxforge options");
+  return category;
+}
+
+int reportError(llvm::raw_ostream &err, const llvm::Twine &message, int code) {
+  err << "error: " << message << "\n";
+  err.flush();
+  return code;
+}
+
+Result<uint64_t> parseU64Flag(llvm::StringRef flag, llvm::StringRef value) {
+  uint64_t parsed = 0;
+  // Decimal, or hex after 0x; not getAsInteger's radix 0, which would read
+  // a leading 0 as octal.
+  llvm::StringRef digits = value;
+  const unsigned radix = digits.consume_front_insensitive("0x") ? 16 : 10;
+  if (digits.empty() || digits.getAsInteger(radix, parsed))
+    return Result<uint64_t>::failure("--" + flag.str() + " '" + value.str() +
+                                     "' is not an unsigned 64-bit integer");
+  return parsed;
+}
+
+Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value) {
+  int parsed = 0;
+  if (value.getAsInteger(10, parsed))
+    return Result<int>::failure("--" + flag.str() + " '" + value.str() +
+                                "' is not a decimal integer");
+  return parsed;
+}
+
+} // namespace mxf::cli

@@ -1,0 +1,41 @@
+//===- cli_support.h - What every mxforge subcommand shares -------*- C++ -*-===//
+//
+// Exit codes, the option category that --help shows, error reporting and the
+// parsing of flag values (kept here rather than in llvm::cl parsers so that
+// every message has the same `error: ` form; see main.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
+#define MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
+
+#include "numerics/status.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mxf::cli {
+
+/// 0: success. 1: the command ran and failed (invalid spec, unreadable or
+/// mismatched input, a failed check). 2: the command line itself is wrong
+/// (unknown subcommand or option, missing or malformed flag value).
+enum ExitCode : int { kExitSuccess = 0, kExitFailure = 1, kExitUsage = 2 };
+
+/// The category of all mxforge options; --help hides every other option
+/// (libLLVM registers hundreds).
+llvm::cl::OptionCategory &mxforgeCategory();
+
+/// Prints "error: <message>" on `err` and returns `code`.
+int reportError(llvm::raw_ostream &err, const llvm::Twine &message, int code = kExitFailure);
+
+/// A decimal (or 0x-prefixed hex) unsigned 64-bit value of flag `flag`.
+Result<uint64_t> parseU64Flag(llvm::StringRef flag, llvm::StringRef value);
+/// A decimal int value of flag `flag`.
+Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value);
+
+} // namespace mxf::cli
+
+#endif // MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H

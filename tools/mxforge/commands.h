@@ -1,0 +1,54 @@
+//===- commands.h - The mxforge subcommands -----------------------*- C++ -*-===//
+//
+// Each subcommand lives in its own file: its llvm::cl options (file-scope
+// statics bound to its cl::SubCommand, as LLVM tools do) and a run function
+// that takes plain values, so the logic can be called without a command line.
+// main.cpp parses argv and calls the selected one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TOOLS_MXFORGE_COMMANDS_H
+#define MXFORGE_TOOLS_MXFORGE_COMMANDS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mxf::cli {
+
+/// A subcommand as main.cpp sees it: the cl object that says whether it was
+/// selected, and what runs it with the parsed options. Returns an ExitCode.
+struct Subcommand {
+  llvm::cl::SubCommand *command;
+  int (*run)(llvm::raw_ostream &out, llvm::raw_ostream &err);
+};
+Subcommand specSubcommand();
+Subcommand refSubcommand();
+Subcommand demoSubcommand();
+
+/// mxforge spec SPEC...: prints each spec's canonical form.
+int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+struct RefOptions {
+  std::optional<std::string> spec;
+  std::optional<std::string> m;
+  std::vector<std::string> inputs;  // NAME=FILE
+  std::vector<std::string> outputs; // NAME=FILE
+  std::optional<std::string> seed;
+};
+/// mxforge ref: runs the reference and writes the requested arrays.
+int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+struct DemoOptions {
+  std::vector<std::string> specs; // empty: the default decode set
+  std::optional<std::string> seed;
+};
+/// mxforge demo: the quality table of rotate_quant specs on random inputs.
+int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+} // namespace mxf::cli
+
+#endif // MXFORGE_TOOLS_MXFORGE_COMMANDS_H

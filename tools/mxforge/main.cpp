@@ -1,0 +1,77 @@
+//===- main.cpp - The mxforge command-line tool ---------------------------===//
+//
+// Parses argv with llvm::cl and runs the selected subcommand (commands.h).
+// Errors go to stderr as `error: ...`; exit codes are in cli_support.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/commands.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef MXFORGE_VERSION
+#define MXFORGE_VERSION "unknown"
+#endif
+
+namespace cl = llvm::cl;
+using namespace mxf::cli;
+
+namespace {
+
+void printVersion(llvm::raw_ostream &out) {
+  out << "mxforge " MXFORGE_VERSION "\n"
+      << "LLVM " LLVM_VERSION_STRING "\n";
+}
+
+/// llvm::cl reports most command-line errors as "<program>: <message>" on the
+/// stream it is given; restate them in our "error: " form (later lines of a
+/// report, such as "Did you mean", become notes).
+void reportParseErrors(llvm::StringRef text, llvm::StringRef program, llvm::raw_ostream &err) {
+  llvm::SmallVector<llvm::StringRef, 4> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  bool first = true;
+  for (llvm::StringRef line : lines) {
+    line.consume_front(program.str() + ": ");
+    err << (first ? "error: " : "note: ") << line << "\n";
+    first = false;
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  const Subcommand subcommands[] = {specSubcommand(), refSubcommand(), demoSubcommand()};
+  // libLLVM registers hundreds of options; --help shows only ours.
+  cl::HideUnrelatedOptions(mxforgeCategory());
+  for (const Subcommand &sub : subcommands)
+    cl::HideUnrelatedOptions(mxforgeCategory(), *sub.command);
+  cl::SetVersionPrinter(printVersion);
+
+  std::string parseErrors;
+  llvm::raw_string_ostream parseErrorStream(parseErrors);
+  const bool parsed = cl::ParseCommandLineOptions(
+      argc, argv,
+      "mxforge: fused online rotation + MX quantization kernels for AMD gfx950\n\n"
+      "  mxforge spec SPEC...          check specs, print their canonical form\n"
+      "  mxforge ref --spec SPEC ...   run the CPU reference on .npy arrays\n"
+      "  mxforge demo                  quantization quality of the decode set\n\n"
+      "docs/cli.md describes every subcommand, array and exit code.\n",
+      &parseErrorStream);
+  if (!parsed) {
+    reportParseErrors(parseErrors, llvm::sys::path::filename(argv[0]), llvm::errs());
+    return kExitUsage;
+  }
+  for (const Subcommand &sub : subcommands)
+    if (*sub.command)
+      return sub.run(llvm::outs(), llvm::errs());
+  return reportError(llvm::errs(),
+                     "no subcommand given; use one of spec, ref, demo (mxforge --help lists them)",
+                     kExitUsage);
+}

@@ -1,0 +1,88 @@
+//===- npy.h - NumPy .npy arrays for the CLI's inputs and outputs -*- C++ -*-===//
+//
+// `mxforge ref` exchanges arrays with Python through .npy files, so that a
+// user can feed AITER's or PyTorch's tensors to the reference and compare its
+// outputs with numpy alone. Only what the kernels need is supported: C-order
+// arrays of four little-endian dtypes. Reading accepts format versions 1.0 and
+// 2.0; writing produces 1.0 (2.0 only for a header that does not fit 1.0).
+//
+// Files come from users, so every malformed one is an error naming the file
+// and the problem, never a crash or an allocation the file does not back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TOOLS_MXFORGE_NPY_H
+#define MXFORGE_TOOLS_MXFORGE_NPY_H
+
+#include "numerics/status.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mxf::cli {
+
+/// The element types we exchange; the order matches NpyArray::values.
+enum class NpyDType : uint8_t {
+  U8,  // |u1: packed codes, E8M0 scale bytes
+  U16, // <u2: bf16 bit patterns
+  I32, // <i4: expert and sorted ids
+  F32, // <f4
+};
+
+/// The descr numpy writes for the dtype: "|u1", "<u2", "<i4", "<f4".
+const char *npyDescr(NpyDType dtype);
+size_t npyItemSize(NpyDType dtype);
+
+/// A C-order array: shape (empty for a 0-d array) and its elements.
+struct NpyArray {
+  std::vector<size_t> shape;
+  std::variant<std::vector<uint8_t>, std::vector<uint16_t>, std::vector<int32_t>,
+               std::vector<float>>
+      values;
+
+  template <typename T> static NpyArray of(std::vector<size_t> shape, std::vector<T> values) {
+    NpyArray array;
+    array.shape = std::move(shape);
+    array.values = std::move(values);
+    return array;
+  }
+
+  NpyDType dtype() const { return static_cast<NpyDType>(values.index()); }
+  /// Number of elements held (not derived from the shape).
+  size_t size() const;
+
+  /// The elements as T; T must match dtype().
+  template <typename T> const std::vector<T> &as() const {
+    const std::vector<T> *typed = std::get_if<std::vector<T>>(&values);
+    assert(typed && "NpyArray::as<T>() with a T that is not the array's dtype");
+    return *typed;
+  }
+};
+
+/// "[4, 4096]"; "[]" for a 0-d array.
+std::string shapeString(const std::vector<size_t> &shape);
+/// "<u2 [4, 4096]", as error messages and listings show an array.
+std::string describeArray(NpyDType dtype, const std::vector<size_t> &shape);
+
+/// Parses the bytes of a .npy file; `name` (usually the path) starts every
+/// error message.
+Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
+/// Reads and parses a .npy file.
+Result<NpyArray> readNpy(llvm::StringRef path);
+
+/// The bytes of a .npy file holding `array`; fails when the shape does not
+/// match the number of elements.
+Result<std::string> encodeNpy(const NpyArray &array);
+/// Writes `array` to `path` through a temporary file in the same directory
+/// that is renamed over `path` only once completely written, so a failure
+/// never leaves a partial file and never touches an existing one.
+Status writeNpy(llvm::StringRef path, const NpyArray &array);
+
+} // namespace mxf::cli
+
+#endif // MXFORGE_TOOLS_MXFORGE_NPY_H

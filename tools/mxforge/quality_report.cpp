@@ -1,0 +1,118 @@
+//===- quality_report.cpp - Quantization quality of rotate_quant specs ----===//
+
+#include "tools/mxforge/quality_report.h"
+
+#include "numerics/layouts.h"
+#include "tools/mxforge/quant_metrics.h"
+#include "tools/mxforge/reference_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace mxf::cli {
+namespace {
+
+/// The q and s outputs of a rotate_quant run as plain-layout QuantizedRows.
+QuantizedRows plainRows(const KernelSpec &spec, size_t rows, const ReferenceRun &run) {
+  QuantizedRows out;
+  out.rows = rows;
+  out.k = static_cast<size_t>(spec.K);
+  out.format = spec.fmt;
+  out.codes = run.outputs.at("q").as<uint8_t>();
+  const size_t cols = out.k / kMxBlock;
+  out.scaleShape = {rows, cols};
+  const std::vector<uint8_t> &scales = run.outputs.at("s").as<uint8_t>();
+  out.scales = spec.layout == ScaleLayout::Plain
+                   ? scales
+                   : unshuffleScalesA4W4(scales.data(), rows, cols, kA4W4RowPadding);
+  return out;
+}
+
+struct Measured {
+  double ms, relRms, clipped;
+  RoundTripCheck check;
+};
+
+Result<Measured> measureOne(const KernelSpec &spec, int m, const NpyArrays &given, uint64_t seed) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<ReferenceRun> run = runReference(spec, m, given, seed);
+  const auto stop = std::chrono::steady_clock::now();
+  if (!run.ok())
+    return run.status();
+  const size_t rows = static_cast<size_t>(m);
+  const QuantizedRows quantized = plainRows(spec, rows, run.value());
+  const RotateQuantProblem problem = rotateQuantProblem(spec, seed);
+  const uint16_t *x = run.value().inputs.at("x").as<uint16_t>().data();
+  auto r = run.value().inputs.find("r");
+  const uint16_t *rotation =
+      r == run.value().inputs.end() ? nullptr : r->second.as<uint16_t>().data();
+  const std::vector<float> rotated = rotatedRows(problem, x, rows, rotation);
+  Measured out;
+  out.ms = std::chrono::duration<double, std::milli>(stop - start).count();
+  out.relRms = relativeRmsError(dequantizeRows(quantized), rotated);
+  out.clipped = clippedFraction(rotated, quantized);
+  out.check = checkRoundTrip(problem, x, rows, rotation, quantized);
+  return out;
+}
+
+} // namespace
+
+Result<QualityRow> measureQuality(const KernelSpec &spec, int m, const std::vector<uint16_t> &x,
+                                  uint64_t seed) {
+  if (spec.op != KernelOp::RotateQuant)
+    return Result<QualityRow>::failure(
+        std::string("quality rows are for rotate_quant specs, not ") + kernelOpName(spec.op));
+  const size_t k = static_cast<size_t>(spec.K);
+  if (m < 1 || x.size() < static_cast<size_t>(m) * k)
+    return Result<QualityRow>::failure("activations hold fewer than M=" + std::to_string(m) +
+                                       " rows of K=" + std::to_string(k));
+  NpyArrays given;
+  given.emplace("x", NpyArray::of<uint16_t>({static_cast<size_t>(m), k},
+                                            std::vector<uint16_t>(x.begin(), x.begin() + m * k)));
+  KernelSpec rtn = spec;
+  rtn.RS = 0;
+  rtn.rot = RotationKind::None;
+  Result<Measured> rotated = measureOne(spec, m, given, seed);
+  if (!rotated.ok())
+    return rotated.status();
+  Result<Measured> plain = measureOne(rtn, m, given, seed);
+  if (!plain.ok())
+    return plain.status();
+  QualityRow row;
+  row.spec = printSpec(spec);
+  row.m = m;
+  row.referenceMs = rotated.value().ms;
+  row.relRms = rotated.value().relRms;
+  row.rtnRelRms = plain.value().relRms;
+  row.clipped = rotated.value().clipped;
+  row.rtnClipped = plain.value().clipped;
+  // Both quantizations must pass: the RTN run is a reference run too.
+  row.boundRatio = std::max(rotated.value().check.boundRatio, plain.value().check.boundRatio);
+  row.passed = rotated.value().check.ok() && plain.value().check.ok();
+  return row;
+}
+
+TextTable qualityTable(const std::vector<QualityRow> &rows) {
+  using Align = TextTable::Align;
+  TextTable table;
+  table.addColumn("spec", Align::Left);
+  table.addColumn("M");
+  table.addColumn("ref ms");
+  table.addColumn("rel rms");
+  table.addColumn("rtn rel rms");
+  table.addColumn("clipped");
+  table.addColumn("rtn clipped");
+  table.addColumn("err/bound");
+  table.addColumn("check", Align::Left);
+  for (const QualityRow &row : rows)
+    table.addRow({row.spec, fmt::format("{}", row.m), fmt::format("{:.3f}", row.referenceMs),
+                  fmt::format("{:.4f}", row.relRms), fmt::format("{:.4f}", row.rtnRelRms),
+                  fmt::format("{:.3f}%", 100 * row.clipped),
+                  fmt::format("{:.3f}%", 100 * row.rtnClipped),
+                  fmt::format("{:.3f}", row.boundRatio), row.ok() ? "ok" : "FAIL"});
+  return table;
+}
+
+} // namespace mxf::cli

@@ -1,0 +1,198 @@
+//===- ref_command.cpp - mxforge ref: the reference on .npy arrays --------===//
+//
+// Reads the inputs a user gives, generates the rest from a seed, runs the
+// reference and writes the arrays asked for. Everything that can be checked
+// before running (names, flags, files) is checked first, so a typo costs no
+// reference run and writes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/commands.h"
+
+#include "spec/kernel_spec.h"
+#include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/random_inputs.h"
+#include "tools/mxforge/reference_arrays.h"
+#include "tools/mxforge/reference_runner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace mxf::cli {
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::SubCommand refCommand("ref", "Run the CPU reference of a kernel spec on .npy arrays");
+
+cl::opt<std::string> specFlag("spec", cl::sub(refCommand), cl::value_desc("SPEC"),
+                              cl::desc("Kernel spec (required)"), cl::cat(mxforgeCategory()));
+cl::opt<std::string> mFlag("M", cl::sub(refCommand), cl::value_desc("m"),
+                           cl::desc("Rows to run, 1..the spec's M bucket (default: the bucket; "
+                                    "quant_weight ignores it and runs N rows)"),
+                           cl::cat(mxforgeCategory()));
+cl::list<std::string> inFlag("in", cl::sub(refCommand), cl::value_desc("NAME=FILE"),
+                             cl::desc("Read input NAME from a .npy file (repeatable); inputs not "
+                                      "given are generated from the seed"),
+                             cl::cat(mxforgeCategory()));
+cl::list<std::string> outFlag("out", cl::sub(refCommand), cl::value_desc("NAME=FILE"),
+                              cl::desc("Write output (or input) NAME to a .npy file (repeatable)"),
+                              cl::cat(mxforgeCategory()));
+cl::opt<std::string> seedFlag("seed", cl::sub(refCommand), cl::value_desc("S"),
+                              cl::desc("Seed of generated inputs and of round=sr (default: a "
+                                       "fresh one, printed)"),
+                              cl::cat(mxforgeCategory()));
+
+template <typename T> std::optional<T> ifGiven(const cl::opt<T> &flag) {
+  return flag.getNumOccurrences() ? std::optional<T>(flag.getValue()) : std::nullopt;
+}
+
+int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  RefOptions options;
+  options.spec = ifGiven(specFlag);
+  options.m = ifGiven(mFlag);
+  options.inputs.assign(inFlag.begin(), inFlag.end());
+  options.outputs.assign(outFlag.begin(), outFlag.end());
+  options.seed = ifGiven(seedFlag);
+  return runRef(options, out, err);
+}
+
+struct NamedFile {
+  std::string name;
+  std::string path;
+};
+
+/// NAME=FILE values of a repeatable flag; names are unique.
+Result<std::vector<NamedFile>> parseNamedFiles(llvm::StringRef flag,
+                                               const std::vector<std::string> &values) {
+  std::vector<NamedFile> files;
+  for (const std::string &value : values) {
+    auto [name, path] = llvm::StringRef(value).split('=');
+    auto isNameChar = [](char c) { return llvm::isLower(c) || llvm::isDigit(c) || c == '_'; };
+    if (name.empty() || path.empty() || !llvm::all_of(name, isNameChar))
+      return Result<std::vector<NamedFile>>::failure(
+          "--" + flag.str() + " '" + value +
+          "': expected NAME=FILE with a lowercase array name, "
+          "e.g. --" +
+          flag.str() + " x=x.npy");
+    for (const NamedFile &earlier : files)
+      if (earlier.name == name)
+        return Result<std::vector<NamedFile>>::failure("--" + flag.str() + " names array '" +
+                                                       name.str() + "' twice");
+    files.push_back({name.str(), path.str()});
+  }
+  return files;
+}
+
+std::string unknownNameMessage(const char *what, llvm::StringRef name, const KernelSpec &spec,
+                               const ReferenceSignature &sig) {
+  std::string message =
+      std::string("unknown ") + what + " '" + name.str() + "' for " + kernelOpName(spec.op);
+  if (name == "r" && !isLearned(spec.rot))
+    message += std::string(" (rot=") + rotationKindName(spec.rot) + " takes no matrix)";
+  if (llvm::StringRef(what) == "input")
+    return message + "; its inputs are: " + joinArrayNames(sig.inputs);
+  return message + "; its outputs are: " + joinArrayNames(sig.outputs) +
+         " (inputs can be written too: " + joinArrayNames(sig.inputs) + ")";
+}
+
+void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const ReferenceRun &run,
+                   const KernelSpec &spec) {
+  std::vector<std::string> uses;
+  if (!run.generated.empty())
+    uses.push_back("generated: " + llvm::join(run.generated, ", "));
+  if (spec.round == Rounding::Sr)
+    uses.push_back("round=sr");
+  if (!uses.empty())
+    out << "seed: " << seed << " (" << llvm::join(uses, "; ") << ")\n";
+}
+
+} // namespace
+
+Subcommand refSubcommand() { return {&refCommand, runSelected}; }
+
+int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  // Command-line shape first (exit 2), then content (exit 1).
+  if (!options.spec)
+    return reportError(err, "mxforge ref needs --spec SPEC", kExitUsage);
+  Result<std::vector<NamedFile>> inputFiles = parseNamedFiles("in", options.inputs);
+  if (!inputFiles.ok())
+    return reportError(err, inputFiles.error(), kExitUsage);
+  Result<std::vector<NamedFile>> outputFiles = parseNamedFiles("out", options.outputs);
+  if (!outputFiles.ok())
+    return reportError(err, outputFiles.error(), kExitUsage);
+  std::optional<uint64_t> givenSeed;
+  if (options.seed) {
+    Result<uint64_t> seed = parseU64Flag("seed", *options.seed);
+    if (!seed.ok())
+      return reportError(err, seed.error(), kExitUsage);
+    givenSeed = seed.value();
+  }
+  std::optional<int> givenM;
+  if (options.m) {
+    Result<int> m = parseIntFlag("M", *options.m);
+    if (!m.ok())
+      return reportError(err, m.error(), kExitUsage);
+    givenM = m.value();
+  }
+
+  Result<KernelSpec> parsed = parseSpec(*options.spec);
+  if (!parsed.ok())
+    return reportError(err, "invalid spec: " + parsed.error());
+  const KernelSpec &spec = parsed.value();
+  if (givenM && spec.op == KernelOp::QuantWeight)
+    err << "note: quant_weight quantizes N=" << spec.N << " rows; --M is ignored\n";
+  const int m = givenM.value_or(spec.M);
+  Result<ReferenceSignature> sig = referenceSignature(spec, m);
+  if (!sig.ok())
+    return reportError(err, sig.error());
+  for (const NamedFile &file : inputFiles.value())
+    if (!sig.value().findInput(file.name))
+      return reportError(err, unknownNameMessage("input", file.name, spec, sig.value()));
+  std::set<std::string> outputPaths;
+  for (const NamedFile &file : outputFiles.value()) {
+    if (!sig.value().findOutput(file.name) && !sig.value().findInput(file.name))
+      return reportError(err, unknownNameMessage("output", file.name, spec, sig.value()));
+    if (!outputPaths.insert(file.path).second)
+      return reportError(err, "--out writes '" + file.path + "' twice");
+  }
+
+  NpyArrays given;
+  for (const NamedFile &file : inputFiles.value()) {
+    Result<NpyArray> array = readNpy(file.path);
+    if (!array.ok())
+      return reportError(err, "input " + file.name + ": " + array.error());
+    given.emplace(file.name, std::move(array.value()));
+  }
+  const uint64_t seed = givenSeed ? *givenSeed : freshSeed();
+  Result<ReferenceRun> run = runReference(spec, m, given, seed);
+  if (!run.ok())
+    return reportError(err, run.error());
+  printSeedLine(out, seed, run.value(), spec);
+
+  for (const NamedFile &file : outputFiles.value()) {
+    const NpyArrays &from =
+        run.value().outputs.count(file.name) ? run.value().outputs : run.value().inputs;
+    const NpyArray &array = from.at(file.name);
+    if (Status s = writeNpy(file.path, array); !s.ok()) {
+      out.flush();
+      return reportError(err, "output " + file.name + ": " + s.message());
+    }
+    out << "wrote " << file.name << " " << describeArray(array.dtype(), array.shape) << " to "
+        << file.path << "\n";
+  }
+  if (outputFiles.value().empty()) {
+    out << "outputs (nothing written; use --out NAME=FILE):\n";
+    for (const ArraySpec &array : sig.value().outputs)
+      out << fmt::format("  {:<18} {:<20} {}\n", array.name,
+                         describeArray(array.dtype, array.shape), array.meaning);
+  }
+  out.flush();
+  return kExitSuccess;
+}
+
+} // namespace mxf::cli

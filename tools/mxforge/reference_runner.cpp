@@ -1,0 +1,233 @@
+//===- reference_runner.cpp - Run a kernel spec on the CPU reference ------===//
+
+#include "tools/mxforge/reference_runner.h"
+
+#include "tools/mxforge/random_inputs.h"
+#include "tools/mxforge/reference_arrays.h"
+
+namespace mxf::cli {
+namespace {
+
+size_t product(const std::vector<size_t> &shape) {
+  size_t count = 1;
+  for (size_t dim : shape)
+    count *= dim; // shapes here come from a validated spec: no overflow
+  return count;
+}
+
+Status checkGivenInputs(const KernelSpec &spec, const ReferenceSignature &sig,
+                        const NpyArrays &given) {
+  for (const auto &[name, array] : given) {
+    const ArraySpec *expected = sig.findInput(name);
+    if (!expected) {
+      std::string hint;
+      if (name == "r" && !isLearned(spec.rot))
+        hint = std::string(" (rot=") + rotationKindName(spec.rot) + " takes no matrix)";
+      return Status::failure("unknown input '" + name + "' for " + kernelOpName(spec.op) + hint +
+                             "; its inputs are: " + joinArrayNames(sig.inputs));
+    }
+    if (array.dtype() != expected->dtype || array.shape != expected->shape)
+      return Status::failure(
+          "input " + name + ": expected " + describeArray(expected->dtype, expected->shape) + " (" +
+          expected->meaning + "), got " + describeArray(array.dtype(), array.shape));
+    if (array.size() != product(array.shape)) // only arrays built in code can get here
+      return Status::failure("input " + name + ": holds " + std::to_string(array.size()) +
+                             " elements, but its shape " + shapeString(array.shape) + " says " +
+                             std::to_string(product(array.shape)));
+  }
+  if (sig.findInput("w_q") && given.count("w_q") != given.count("w_s"))
+    return Status::failure(std::string("inputs w_q and w_s are one quantized weight: give both "
+                                       "or neither (given: ") +
+                           (given.count("w_q") ? "w_q" : "w_s") + ")");
+  return Status::success();
+}
+
+/// One generated input other than the GEMM weights.
+NpyArray generateInput(const KernelSpec &spec, const ArraySpec &array, uint64_t seed) {
+  RandomStream stream(seed, array.name);
+  if (array.name == "r") {
+    std::vector<uint16_t> matrices;
+    const size_t blocks = product(array.shape) / (size_t(spec.RS) * size_t(spec.RS));
+    for (size_t b = 0; b < blocks; ++b) {
+      std::vector<uint16_t> matrix = randomOrthogonalBf16(stream, spec.RS);
+      matrices.insert(matrices.end(), matrix.begin(), matrix.end());
+    }
+    return NpyArray::of(array.shape, std::move(matrices));
+  }
+  if (array.name == "topk_ids")
+    return NpyArray::of(array.shape,
+                        randomRouting(stream, static_cast<int>(array.shape[0]), spec.topk, spec.E));
+  // x and w
+  return NpyArray::of(array.shape, randomNormalBf16(stream, product(array.shape)));
+}
+
+/// w_q and w_s of a GEMM: quant_weight of the same random W that a
+/// quant_weight run with this seed would draw, rotated by the same r.
+Status generateGemmWeights(const KernelSpec &spec, uint64_t seed, NpyArrays &inputs) {
+  KernelSpec weights;
+  weights.op = KernelOp::QuantWeight;
+  weights.K = spec.K;
+  weights.N = spec.N;
+  weights.RS = spec.RS;
+  weights.rot = spec.rot;
+  weights.fmt = ElemFormat::E2M1;
+  weights.scale = spec.scale;
+  weights.round = Rounding::Rne;
+  weights.inter = spec.inter;
+  weights.layout = spec.layout;
+  weights.wlayout = spec.wlayout;
+  NpyArrays given;
+  if (auto r = inputs.find("r"); r != inputs.end())
+    given.emplace("r", r->second);
+  Result<ReferenceRun> run = runReference(weights, 1, given, seed);
+  if (!run.ok())
+    return Status::failure("generating w_q and w_s: " + run.error());
+  inputs.emplace("w_q", std::move(run.value().outputs.at("q")));
+  inputs.emplace("w_s", std::move(run.value().outputs.at("s")));
+  return Status::success();
+}
+
+/// Wraps an output of numerics/ under its table name, checking that the
+/// table's shape and what numerics produced agree.
+template <typename T>
+Status addOutput(const ReferenceSignature &sig, const char *name, std::vector<T> values,
+                 NpyArrays &outputs) {
+  const ArraySpec *array = sig.findOutput(name);
+  if (!array || product(array->shape) != values.size())
+    return Status::failure(std::string("internal error: output ") + name + " has " +
+                           std::to_string(values.size()) + " elements, which does not match " +
+                           (array ? shapeString(array->shape) : std::string("the table")));
+  outputs.emplace(name, NpyArray::of(array->shape, std::move(values)));
+  return Status::success();
+}
+
+const uint16_t *rotationOf(const NpyArrays &inputs) {
+  auto r = inputs.find("r");
+  return r == inputs.end() ? nullptr : r->second.as<uint16_t>().data();
+}
+
+Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArrays &inputs,
+             bool routingGiven, uint64_t seed, NpyArrays &outputs) {
+  const RotateQuantProblem problem = rotateQuantProblem(spec, seed);
+  const uint16_t *r = rotationOf(inputs);
+  const char *op = kernelOpName(spec.op);
+  auto failed = [&](const std::string &message) {
+    return Status::failure(std::string(op) + ": " + message);
+  };
+  switch (spec.op) {
+  case KernelOp::RotateQuant:
+  case KernelOp::QuantWeight: {
+    Result<QuantizedRows> rows =
+        spec.op == KernelOp::RotateQuant
+            ? rotateQuant(problem, inputs.at("x").as<uint16_t>().data(), sig.rows, r)
+            : quantWeight(problem, spec.wlayout, inputs.at("w").as<uint16_t>().data(), sig.rows, r);
+    if (!rows.ok())
+      return failed(rows.error());
+    if (Status s = addOutput(sig, "q", std::move(rows.value().codes), outputs); !s.ok())
+      return s;
+    return addOutput(sig, "s", std::move(rows.value().scales), outputs);
+  }
+  case KernelOp::RotateQuantMoe: {
+    Result<MoeQuantized> moe = rotateQuantMoe(problem, inputs.at("x").as<uint16_t>().data(),
+                                              sig.rows, inputs.at("topk_ids").as<int32_t>().data(),
+                                              spec.topk, spec.E, spec.block, r);
+    if (!moe.ok())
+      return routingGiven ? Status::failure("input topk_ids: " + moe.error()) : failed(moe.error());
+    MoeQuantized &out = moe.value();
+    Status s = addOutput(sig, "q", std::move(out.quantized.codes), outputs);
+    if (s.ok())
+      s = addOutput(sig, "s", std::move(out.quantized.scales), outputs);
+    if (s.ok())
+      s = addOutput(sig, "sorted_ids", std::move(out.sorting.sortedIds), outputs);
+    if (s.ok())
+      s = addOutput(sig, "sorted_expert_ids", std::move(out.sorting.sortedExpertIds), outputs);
+    if (s.ok())
+      s = addOutput(sig, "num_valid_ids", std::vector<int32_t>{out.sorting.numValid}, outputs);
+    return s;
+  }
+  case KernelOp::RotateQuantGemm: {
+    GemmProblem gemm;
+    gemm.activation = problem;
+    gemm.n = static_cast<size_t>(spec.N);
+    gemm.weightLayout = spec.wlayout;
+    gemm.weightScaleLayout = spec.layout;
+    Result<std::vector<uint16_t>> y = rotateQuantGemm(
+        gemm, inputs.at("x").as<uint16_t>().data(), sig.rows, r,
+        inputs.at("w_q").as<uint8_t>().data(), inputs.at("w_s").as<uint8_t>().data());
+    if (!y.ok())
+      return failed(y.error());
+    return addOutput(sig, "y", std::move(y.value()), outputs);
+  }
+  }
+  return failed("unknown op");
+}
+
+/// Bytes of every array of a run (plus the GEMM's hidden W when generated),
+/// so that a spec at the far end of the valid range (K=65536, N=2^20 is
+/// 128 GiB of bf16) gets a message instead of an out-of-memory abort.
+Status checkFootprint(const KernelSpec &spec, const ReferenceSignature &sig,
+                      const NpyArrays &given) {
+  size_t bytes = 0;
+  for (const std::vector<ArraySpec> *arrays : {&sig.inputs, &sig.outputs})
+    for (const ArraySpec &array : *arrays)
+      bytes += product(array.shape) * npyItemSize(array.dtype);
+  if (sig.findInput("w_q") && !given.count("w_q"))
+    bytes += size_t(spec.N) * size_t(spec.K) * sizeof(uint16_t);
+  if (bytes > kMaxReferenceBytes)
+    return Status::failure("the reference run would hold " + std::to_string(bytes >> 20) +
+                           " MiB of arrays, more than the " +
+                           std::to_string(kMaxReferenceBytes >> 20) +
+                           " MiB mxforge allows; use a smaller M, N or K");
+  return Status::success();
+}
+
+} // namespace
+
+RotateQuantProblem rotateQuantProblem(const KernelSpec &spec, uint64_t seed) {
+  RotateQuantProblem problem;
+  problem.k = static_cast<size_t>(spec.K);
+  problem.rotation.kind = spec.rot;
+  problem.rotation.rs = spec.RS;
+  problem.inter = spec.inter;
+  problem.quant.format = spec.fmt;
+  problem.quant.rule = spec.scale;
+  problem.quant.rounding = spec.round;
+  problem.quant.seed = static_cast<uint32_t>(seed);
+  problem.scaleLayout = spec.layout;
+  return problem;
+}
+
+Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
+                                  uint64_t seed) {
+  Result<ReferenceSignature> sig = referenceSignature(spec, m);
+  if (!sig.ok())
+    return sig.status();
+  if (Status s = checkGivenInputs(spec, sig.value(), given); !s.ok())
+    return s;
+  if (Status s = checkFootprint(spec, sig.value(), given); !s.ok())
+    return s;
+
+  ReferenceRun run;
+  run.inputs = given;
+  // Table order puts r before w_q/w_s, so generated weights use the final r.
+  for (const ArraySpec &input : sig.value().inputs) {
+    if (run.inputs.count(input.name))
+      continue;
+    run.generated.push_back(input.name);
+    if (input.name == "w_q") {
+      // w_s comes next in the table and is found present then.
+      if (Status s = generateGemmWeights(spec, seed, run.inputs); !s.ok())
+        return s;
+      run.generated.push_back("w_s");
+      continue;
+    }
+    run.inputs.emplace(input.name, generateInput(spec, input, seed));
+  }
+  if (Status s =
+          runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed, run.outputs);
+      !s.ok())
+    return s;
+  return run;
+}
+
+} // namespace mxf::cli

@@ -1,0 +1,56 @@
+//===- reference_runner.h - Run a kernel spec on the CPU reference -*- C++ -*-===//
+//
+// Maps a KernelSpec to the numerics/ problem of its op, checks given input
+// arrays against the op's table (reference_arrays.h), generates the missing
+// ones from a seed (random_inputs.h) and returns the outputs as arrays. This
+// is what `mxforge ref` runs and what later issues compare kernels against.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
+#define MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
+
+#include "numerics/reference.h"
+#include "numerics/status.h"
+#include "spec/kernel_spec.h"
+#include "tools/mxforge/npy.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mxf::cli {
+
+using NpyArrays = std::map<std::string, NpyArray>;
+
+struct ReferenceRun {
+  NpyArrays inputs;  // every input the op read: the given ones and the generated ones
+  NpyArrays outputs; // every output of the op
+  std::vector<std::string> generated; // names of the generated inputs, in table order
+};
+
+/// Largest total size of a run's arrays (inputs, outputs and a generated
+/// GEMM weight) that runReference accepts.
+constexpr size_t kMaxReferenceBytes = size_t(4) << 30;
+
+/// The numerics problem of a valid spec. round=sr takes the low 32 bits of
+/// `seed` as its PRNG seed.
+RotateQuantProblem rotateQuantProblem(const KernelSpec &spec, uint64_t seed);
+
+/// Runs `spec` at `m` rows (ignored by quant_weight, which runs N rows).
+/// Fails without allocating when the arrays would exceed kMaxReferenceBytes.
+/// `given` holds inputs by name; each must have the dtype and shape of the
+/// op's table, and unknown names are errors that list the valid ones. Missing
+/// inputs are generated from `seed`:
+///  - x, w: N(0, 1) rounded to bf16;
+///  - r: random orthogonal matrices rounded to bf16;
+///  - topk_ids: each token routed to topk distinct random experts;
+///  - w_q, w_s (given both or neither): quant_weight, with the spec's K, N,
+///    RS, rot, scale, inter, layout and wlayout and round=rne, of a random
+///    bf16 W drawn exactly as quant_weight's `w` and with the same `r`.
+Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
+                                  uint64_t seed);
+
+} // namespace mxf::cli
+
+#endif // MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
