@@ -9,7 +9,8 @@ import lit.formats
 
 config.name = "mxforge"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".test"]
+# .mlir: IR tests run through mxforge-opt (tests/lit/mxf, ...).
+config.suffixes = [".test", ".mlir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 
@@ -23,6 +24,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 
 inputs = os.path.join(config.mxforge_lit_source_dir, "Inputs")
+# lit substitutes in list order and "%mxforge" is a prefix of "%mxforge-opt",
+# so the longer name must come first.
+config.substitutions.append(("%mxforge-opt", config.mxforge_opt_path))
 config.substitutions.append(("%mxforge", config.mxforge_path))
 # %npytool info|values|make|cut ...: inspects and builds .npy files without
 # numpy (Inputs/npytool.py), run by the interpreter that runs lit, which is

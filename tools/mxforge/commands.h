@@ -28,6 +28,8 @@ struct Subcommand {
 Subcommand specSubcommand();
 Subcommand refSubcommand();
 Subcommand demoSubcommand();
+Subcommand compileSubcommand(); // compile_command.cpp (links the compiler)
+Subcommand inspectSubcommand(); // inspect_command.cpp (links codeobj/)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/default_frontend.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/commands.h"
 
@@ -47,7 +48,9 @@ void reportParseErrors(llvm::StringRef text, llvm::StringRef program, llvm::raw_
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  const Subcommand subcommands[] = {specSubcommand(), refSubcommand(), demoSubcommand()};
+  mxf::installDefaultSpecFrontend(); // specs compile through dialects/ + templates/
+  const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
+                                    compileSubcommand(), inspectSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -61,7 +64,9 @@ int main(int argc, char **argv) {
       "mxforge: fused online rotation + MX quantization kernels for AMD gfx950\n\n"
       "  mxforge spec SPEC...          check specs, print their canonical form\n"
       "  mxforge ref --spec SPEC ...   run the CPU reference on .npy arrays\n"
-      "  mxforge demo                  quantization quality of the decode set\n\n"
+      "  mxforge demo                  quantization quality of the decode set\n"
+      "  mxforge compile --spec SPEC   compile a spec to a gfx950 code object\n"
+      "  mxforge inspect FILE.hsaco    registers, occupancy, instruction mix\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
@@ -72,6 +77,6 @@ int main(int argc, char **argv) {
     if (*sub.command)
       return sub.run(llvm::outs(), llvm::errs());
   return reportError(llvm::errs(),
-                     "no subcommand given; use one of spec, ref, demo (mxforge --help lists them)",
+                     "no subcommand given; use one of spec, ref, demo, compile, inspect (mxforge --help lists them)",
                      kExitUsage);
 }

@@ -1,0 +1,74 @@
+//===- dump.cpp - Numbered IR dumps of one compile ------------------------===//
+
+#include "compiler/dump.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mxf::compiler {
+
+StageDumper::StageDumper(std::string dir, llvm::raw_ostream *print)
+    : dir_(std::move(dir)), print_(print) {}
+
+Status StageDumper::open() {
+  if (dir_.empty())
+    return Status::success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir_))
+    return Status::failure("cannot create dump directory '" + dir_ + "': " + ec.message());
+  return Status::success();
+}
+
+void StageDumper::emit(llvm::StringRef name, llvm::StringRef ext, llvm::StringRef header,
+                       llvm::function_ref<void(llvm::raw_ostream &)> write, bool binary) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error_.empty())
+    return;
+  // Pass names are flag-like (convert-gpu-to-rocdl); keep anything else out
+  // of file names.
+  std::string safeName;
+  for (char c : name)
+    safeName += (llvm::isAlnum(c) || c == '-' || c == '_' || c == '.') ? c : '_';
+  std::string fileName;
+  llvm::raw_string_ostream(fileName) << llvm::format("%02u", next_++) << "-" << safeName << "."
+                                     << ext;
+  if (!dir_.empty()) {
+    llvm::SmallString<256> path(dir_);
+    llvm::sys::path::append(path, fileName);
+    std::error_code ec;
+    llvm::raw_fd_ostream file(path, ec,
+                              binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_TextWithCRLF);
+    if (!ec) {
+      write(file);
+      file.close();
+      ec = file.error();
+      // raw_fd_ostream reports errors at destruction otherwise (fatally).
+      file.clear_error();
+    }
+    if (ec) {
+      error_ = "cannot write dump file '" + std::string(path) + "': " + ec.message();
+      return;
+    }
+    files_.push_back(fileName);
+  }
+  if (print_ && !binary) {
+    *print_ << "// -----// " << header << " //----- //\n";
+    write(*print_);
+    *print_ << "\n";
+    print_->flush();
+  }
+}
+
+Status StageDumper::status() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_.empty() ? Status::success() : Status::failure(error_);
+}
+
+std::vector<std::string> StageDumper::files() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return files_;
+}
+
+} // namespace mxf::compiler

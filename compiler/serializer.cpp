@@ -1,0 +1,346 @@
+//===- serializer.cpp - rocdl-stage MLIR -> linked gfx950 code object -----===//
+//
+// MLIR's own gpu-module-to-binary would run <ROCM_PATH>/llvm/bin/ld.lld and
+// want a ROCm install (TOOLCHAIN.md); this is the same path done in process
+// with the LLVM and lld libraries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/serializer.h"
+
+#include "compiler/dump.h"
+#include "compiler/pipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "lld/Common/Driver.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <memory>
+#include <mutex>
+
+LLD_HAS_DRIVER(elf)
+
+namespace mxf::compiler {
+namespace {
+
+constexpr const char *kTriple = "amdgcn-amd-amdhsa";
+
+/// Records LLVM's errors instead of letting LLVMContext::diagnose exit the
+/// process (what it does for an error when no handler claims it).
+class RecordingDiagnosticHandler : public llvm::DiagnosticHandler {
+public:
+  RecordingDiagnosticHandler(std::vector<std::string> &errors, llvm::raw_ostream *echo)
+      : errors_(errors), echo_(echo) {}
+
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info.print(printer);
+    // Resource-limit diagnostics carry no source location; drop the
+    // placeholder instead of printing it.
+    constexpr llvm::StringLiteral kNoLocation = "<unknown>:0:0: ";
+    if (llvm::StringRef(text).starts_with(kNoLocation))
+      text.erase(0, kNoLocation.size());
+    const char *severity = "note";
+    switch (info.getSeverity()) {
+    case llvm::DS_Error:
+      severity = "error";
+      break;
+    case llvm::DS_Warning:
+      severity = "warning";
+      break;
+    case llvm::DS_Remark:
+      severity = "remark";
+      break;
+    case llvm::DS_Note:
+      break;
+    }
+    if (echo_)
+      *echo_ << "llvm: " << severity << ": " << text << "\n";
+    if (info.getSeverity() == llvm::DS_Error)
+      errors_.push_back("llvm: error: " + text);
+    return true;
+  }
+
+private:
+  std::vector<std::string> &errors_;
+  llvm::raw_ostream *echo_;
+};
+
+std::string joinLines(const std::vector<std::string> &lines) {
+  std::string out;
+  for (const std::string &line : lines)
+    out += "\n  " + line;
+  return out;
+}
+
+/// Removes a directory tree when it goes out of scope: every return path of
+/// linkCodeObject leaves nothing behind.
+class TempDirectory {
+public:
+  explicit TempDirectory(llvm::SmallString<128> path) : path_(std::move(path)) {}
+  ~TempDirectory() { llvm::sys::fs::remove_directories(path_, /*IgnoreErrors=*/true); }
+  TempDirectory(const TempDirectory &) = delete;
+  TempDirectory &operator=(const TempDirectory &) = delete;
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> path(path_);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  }
+
+private:
+  llvm::SmallString<128> path_;
+};
+
+/// lld's drivers keep process-wide state (its CommonLinkerContext); one link
+/// at a time. After a link that cannot be repeated (lld::Result::canRunAgain
+/// false: lld crashed and may have corrupted its state) every later link
+/// fails instead of risking silent corruption.
+std::mutex &lldMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+bool lldBroken = false; // guarded by lldMutex()
+
+/// The kernel(s) of the gpu.module: llvm.func ops that carry rocdl.kernel.
+std::vector<std::string> kernelNames(mlir::gpu::GPUModuleOp gpuModule) {
+  std::vector<std::string> names;
+  for (auto func : gpuModule.getOps<mlir::LLVM::LLVMFuncOp>())
+    if (func->hasAttr(mlir::ROCDL::ROCDLDialect::getKernelFuncAttrName()))
+      names.push_back(func.getName().str());
+  return names;
+}
+
+Status emitCode(llvm::TargetMachine &tm, llvm::Module &module, llvm::CodeGenFileType type,
+                llvm::SmallVectorImpl<char> &out) {
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, type))
+    return Status::failure("the AMDGPU target cannot emit this file type");
+  codegen.run(module);
+  return Status::success();
+}
+
+} // namespace
+
+void initializeAmdgpuTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    // Object emission parses inline assembly with the target's asm parser.
+    LLVMInitializeAMDGPUAsmParser();
+  });
+}
+
+Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
+                                            llvm::raw_ostream *diagnosticStream) {
+  using R = Result<std::vector<uint8_t>>;
+  llvm::SmallString<128> dirPath;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mxforge-lld", dirPath))
+    return R::failure("cannot create a temporary directory for lld: " + ec.message() +
+                      " (set TMPDIR to a writable directory)");
+  TempDirectory dir(dirPath);
+  const std::string objectPath = dir.file("kernel.o");
+  const std::string outputPath = dir.file("kernel.hsaco");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream file(objectPath, ec, llvm::sys::fs::OF_None);
+    if (!ec) {
+      file.write(object.data(), object.size());
+      file.close();
+      ec = file.error();
+      file.clear_error();
+    }
+    if (ec)
+      return R::failure("cannot write '" + objectPath + "' for lld: " + ec.message());
+  }
+
+  // --no-undefined: ops such as gpu.block_dim or math.tanh lower to calls
+  // into ROCm's device libraries, which we do not link; a plain -shared link
+  // would leave them undefined and the loader would fail at run time.
+  // --threads=1: a kernel is one small object; no thread pool for it.
+  const char *args[] = {"ld.lld",      "-shared", "--no-undefined", "--threads=1",
+                        "-o",          outputPath.c_str(), objectPath.c_str()};
+  std::string lldOut, lldErr;
+  llvm::raw_string_ostream lldOutStream(lldOut), lldErrStream(lldErr);
+  int retCode = 0;
+  {
+    std::lock_guard<std::mutex> lock(lldMutex());
+    if (lldBroken)
+      return R::failure("lld crashed in an earlier link and cannot be run again in this process");
+    lld::Result result =
+        lld::lldMain(args, lldOutStream, lldErrStream, {{lld::Gnu, &lld::elf::link}});
+    lldBroken = !result.canRunAgain;
+    retCode = result.retCode;
+  }
+  // lld names the object by its path, a directory that is gone by the time
+  // anyone reads the message; name it by its file name alone.
+  std::string messages = llvm::StringRef(lldOut + lldErr).trim().str();
+  for (size_t at = messages.find(objectPath); at != std::string::npos;
+       at = messages.find(objectPath, at))
+    messages.replace(at, objectPath.size(), "kernel.o");
+  if (retCode != 0)
+    return R::failure("lld failed (exit code " + std::to_string(retCode) + "):\n" +
+                      (messages.empty() ? std::string("(no output)") : messages));
+  if (diagnosticStream && !messages.empty())
+    *diagnosticStream << messages << "\n";
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked = llvm::MemoryBuffer::getFile(
+      outputPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!linked)
+    return R::failure("cannot read lld's output '" + outputPath +
+                      "': " + linked.getError().message());
+  llvm::StringRef bytes = (*linked)->getBuffer();
+  return std::vector<uint8_t>(bytes.bytes_begin(), bytes.bytes_end());
+}
+
+Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options,
+                          SerializeOutput &output) {
+  output.failedStage = CompileStage::Llvm;
+  if (options.codeObjectVersion != 5 && options.codeObjectVersion != 6)
+    return Status::failure("code object version " + std::to_string(options.codeObjectVersion) +
+                           " is not supported (use 5 or 6)");
+  auto gpuModules = module.getOps<mlir::gpu::GPUModuleOp>();
+  if (std::distance(gpuModules.begin(), gpuModules.end()) != 1)
+    return Status::failure("expected exactly one gpu.module at the top of the module");
+  mlir::gpu::GPUModuleOp gpuModule = *gpuModules.begin();
+  const std::vector<std::string> kernels = kernelNames(gpuModule);
+  if (kernels.size() != 1)
+    return Status::failure(
+        "gpu.module @" + gpuModule.getName().str() + " holds " + std::to_string(kernels.size()) +
+        " kernels" + (kernels.empty() ? "" : " (" + llvm::join(kernels, ", ") + ")") +
+        "; a code object is built from exactly one gpu.func marked `kernel`");
+
+  initializeAmdgpuTarget();
+  const llvm::Triple triple(kTriple);
+  std::string targetError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, targetError);
+  if (!target)
+    return Status::failure("LLVM has no AMDGPU target: " + targetError);
+  // No feature string: xnack and sramecc stay "any", so one code object
+  // loads whatever the device's setting.
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, kChipset, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+                                  std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return Status::failure("cannot create the AMDGPU target machine for " +
+                           std::string(kChipset));
+
+  llvm::LLVMContext llvmContext;
+  std::vector<std::string> llvmErrors;
+  llvmContext.setDiagnosticHandler(
+      std::make_unique<RecordingDiagnosticHandler>(llvmErrors, options.diagnosticStream));
+
+  // A fixed module name: it ends up in the IR dumps and must not vary.
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(gpuModule, llvmContext, gpuModule.getName());
+  if (!llvmModule)
+    return Status::failure("translation to LLVM IR failed" + joinLines(llvmErrors));
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(tm->createDataLayout());
+  // LLVM 22 emits code object v6 unless told otherwise (TOOLCHAIN.md).
+  llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                            options.codeObjectVersion * 100);
+
+  StageDumper *dumper = options.dumper && options.dumper->active() ? options.dumper : nullptr;
+  auto printModule = [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); };
+  if (dumper)
+    dumper->emit("kernel", "ll", "LLVM IR before O3", printModule);
+
+  // O3 before code generation: without it bare pointers stay flat_load
+  // instead of global_load, MFMA results go through AGPRs and the kernarg
+  // segment balloons (TOOLCHAIN.md step 4).
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder passBuilder(tm.get());
+    passBuilder.registerModuleAnalyses(mam);
+    passBuilder.registerCGSCCAnalyses(cgam);
+    passBuilder.registerFunctionAnalyses(fam);
+    passBuilder.registerLoopAnalyses(lam);
+    passBuilder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager o3 =
+        passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    o3.run(*llvmModule, mam);
+  }
+  if (!llvmErrors.empty())
+    return Status::failure("the LLVM O3 pipeline failed" + joinLines(llvmErrors));
+  if (dumper)
+    dumper->emit("kernel-O3", "ll", "LLVM IR after O3", printModule);
+  if (options.stopAfter == CompileStage::Llvm) {
+    llvm::raw_string_ostream os(output.text);
+    printModule(os);
+    return Status::success();
+  }
+
+  output.failedStage = CompileStage::Asm;
+  // Code generation rewrites the module, so assembly for reading comes from
+  // a copy; the object below is generated from the original.
+  if (dumper || options.stopAfter == CompileStage::Asm) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
+    llvm::SmallString<0> assembly;
+    if (Status status = emitCode(*tm, *copy, llvm::CodeGenFileType::AssemblyFile, assembly);
+        !status.ok())
+      return status;
+    if (!llvmErrors.empty())
+      return Status::failure("AMDGPU code generation failed" + joinLines(llvmErrors));
+    if (dumper)
+      dumper->emit("kernel", "s", "gfx950 assembly",
+                   [&](llvm::raw_ostream &os) { os << assembly; });
+    if (options.stopAfter == CompileStage::Asm) {
+      output.text = std::string(assembly);
+      return Status::success();
+    }
+  }
+  llvm::SmallString<0> object;
+  if (Status status = emitCode(*tm, *llvmModule, llvm::CodeGenFileType::ObjectFile, object);
+      !status.ok())
+    return status;
+  if (!llvmErrors.empty())
+    return Status::failure("AMDGPU code generation failed" + joinLines(llvmErrors));
+
+  output.failedStage = CompileStage::Hsaco;
+  Result<std::vector<uint8_t>> linked =
+      linkCodeObject(std::string_view(object.data(), object.size()), options.diagnosticStream);
+  if (!linked.ok())
+    return linked.status();
+  output.hsaco = std::move(linked.value());
+  if (dumper)
+    dumper->emit("kernel", "hsaco", "code object", [&](llvm::raw_ostream &os) {
+      os.write(reinterpret_cast<const char *>(output.hsaco.data()), output.hsaco.size());
+    }, /*binary=*/true);
+  return Status::success();
+}
+
+} // namespace mxf::compiler

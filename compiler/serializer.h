@@ -1,0 +1,74 @@
+//===- serializer.h - rocdl-stage MLIR -> linked gfx950 code object -*- C++ -*-===//
+//
+// Internal to compiler/. Takes the module after the rocdl stage (LLVM and
+// ROCDL dialects inside one gpu.module) the rest of the way, in process:
+//
+//   llvm:  translate the gpu.module to LLVM IR, set triple, data layout and
+//          the amdhsa_code_object_version flag, run the LLVM O3 pipeline with
+//          the AMDGPU TargetMachine (gfx950, no feature string: xnack and
+//          sramecc stay "any");
+//   asm:   AMDGPU code generation into memory (an object; assembly text too
+//          when someone will read it);
+//   hsaco: lld as a library (-shared --no-undefined) in a private temporary
+//          directory that is removed on every path.
+//
+// LLVM reports errors through the LLVMContext's diagnostic handler, which
+// exits the process by default; ours records them instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_COMPILER_SERIALIZER_H
+#define MXFORGE_COMPILER_SERIALIZER_H
+
+#include "compiler/compiler.h"
+#include "numerics/status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace mxf::compiler {
+
+class StageDumper;
+
+struct SerializeOptions {
+  int codeObjectVersion = 5; // 5 or 6
+  /// Llvm, Asm or Hsaco; earlier stages are not the serializer's.
+  CompileStage stopAfter = CompileStage::Hsaco;
+  StageDumper *dumper = nullptr;             // optional
+  llvm::raw_ostream *diagnosticStream = nullptr; // echo LLVM/lld warnings here
+};
+
+struct SerializeOutput {
+  std::vector<uint8_t> hsaco; // when stopAfter is Hsaco
+  std::string text;           // the LLVM IR or assembly when stopAfter is Llvm or Asm
+  CompileStage failedStage = CompileStage::Llvm; // meaningful on failure only
+};
+
+/// Serializes the single gpu.module of `module`, which must hold exactly one
+/// kernel (an llvm.func marked rocdl.kernel).
+Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options,
+                          SerializeOutput &output);
+
+/// Links one relocatable AMDGPU object into a code object with lld. lld wants
+/// files: a private directory from llvm::sys::fs::createUniqueDirectory
+/// (under $TMPDIR) holds them and is removed before returning, on success and
+/// failure alike. lld's output becomes part of the error message. lld keeps
+/// global state, so links are serialized by a lock (they take ~1 ms).
+Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
+                                            llvm::raw_ostream *diagnosticStream = nullptr);
+
+/// Registers the AMDGPU target with LLVM's TargetRegistry, once per process
+/// (thread-safe; later calls cost an atomic load).
+void initializeAmdgpuTarget();
+
+} // namespace mxf::compiler
+
+#endif // MXFORGE_COMPILER_SERIALIZER_H

@@ -1,0 +1,205 @@
+//===- kernel_signature.cpp - Kernel name and operands of a spec ----------===//
+//
+// Shapes follow numerics/reference.h and ../shared/docs/MX_LAYOUTS.md, through
+// the numerics/ functions that define them (packedBytes, a4w4ShuffledShape,
+// moeSortedCapacity), so the IR can never disagree with the reference about
+// a buffer's size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/mxf/kernel_signature.h"
+
+#include "numerics/layouts.h"
+#include "numerics/moe_sorting.h"
+#include "numerics/packing.h"
+#include "numerics/quantize.h"
+#include "numerics/reference.h"
+
+#include <cctype>
+
+namespace mxf {
+namespace {
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+const char *fmtName(ElemFormat format) { return formatInfo(format).specName; }
+
+/// Appends `_<piece>`.
+void addPart(std::string &name, const std::string &piece) {
+  name += '_';
+  name += piece;
+}
+
+/// The scale matrix of `rows` rows of K channels in `layout`; shuffled rows
+/// are padded to `rowPadding` (256 dense/weights, 32 MoE-sorted).
+KernelOperand scaleOperand(const char *name, const KernelSpec &spec, int64_t rows,
+                           const std::string &rowsWhy, size_t rowPadding, bool written) {
+  const size_t cols = static_cast<size_t>(spec.K) / kMxBlock;
+  KernelOperand op{name, OperandElement::I8, {}, written, ""};
+  if (spec.layout == ScaleLayout::Plain) {
+    op.shape = {rows, static_cast<int64_t>(cols)};
+    op.derivation = rowsWhy + ", K=" + str(spec.K) + ", layout=plain ([rows, K/32])";
+  } else {
+    ScaleShape padded = a4w4ShuffledShape(static_cast<size_t>(rows), cols, rowPadding);
+    op.shape = {static_cast<int64_t>(padded.rows), static_cast<int64_t>(padded.cols)};
+    op.derivation = rowsWhy + ", K=" + str(spec.K) + ", layout=a4w4_shuffle (rows padded to " +
+                    std::to_string(rowPadding) + ", K/32 columns padded to 8)";
+  }
+  return op;
+}
+
+/// Packed codes: rows x packedBytes(fmt, K).
+KernelOperand codesOperand(const char *name, const KernelSpec &spec, int64_t rows,
+                           const std::string &rowsWhy, bool written) {
+  const int bits = formatInfo(spec.fmt).bits;
+  return {name,
+          OperandElement::I8,
+          {rows, static_cast<int64_t>(packedBytes(spec.fmt, static_cast<size_t>(spec.K)))},
+          written,
+          rowsWhy + ", K=" + str(spec.K) + ", fmt=" + fmtName(spec.fmt) + " (" + str(bits) +
+              "-bit codes, K*" + str(bits) + "/8 bytes per row)"};
+}
+
+KernelOperand bf16Rows(const char *name, int64_t rows, int64_t cols, const std::string &why,
+                       bool written) {
+  return {name, OperandElement::Bf16, {rows, cols}, written, why};
+}
+
+void addRotation(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
+  const int64_t rs = spec.RS;
+  if (spec.rot == RotationKind::Learned)
+    ops.push_back(
+        {"r", OperandElement::Bf16, {rs, rs}, false, "RS=" + str(rs) + ", rot=learned ([RS, RS])"});
+  else if (spec.rot == RotationKind::LearnedPerBlock)
+    ops.push_back(
+        {"r",
+         OperandElement::Bf16,
+         {spec.K / rs, rs, rs},
+         false,
+         "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"});
+}
+
+} // namespace
+
+const char *operandElementName(OperandElement element) {
+  switch (element) {
+  case OperandElement::Bf16:
+    return "bf16";
+  case OperandElement::I8:
+    return "i8";
+  case OperandElement::I32:
+    return "i32";
+  }
+  return "?";
+}
+
+bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
+
+int64_t moeCapacity(const KernelSpec &spec) {
+  return static_cast<int64_t>(moeSortedCapacity(spec.M, spec.topk, spec.E, spec.block));
+}
+
+int64_t moeBlocks(const KernelSpec &spec) {
+  return spec.block > 0 ? (moeCapacity(spec) + spec.block - 1) / spec.block : 0;
+}
+
+std::string kernelName(const KernelSpec &spec) {
+  // Canonical key order of docs/spec.md, so that the name reads like the
+  // spec text. Enum spellings are unambiguous in their position: no value
+  // of a key is a value of the next key with a suffix, which the unit test
+  // checks by comparing the names of a grid of specs.
+  std::string name = std::string("mxf_") + kernelOpName(spec.op);
+  const bool gemmOrWeight =
+      spec.op == KernelOp::RotateQuantGemm || spec.op == KernelOp::QuantWeight;
+  addPart(name, "K" + str(spec.K));
+  if (gemmOrWeight)
+    addPart(name, "N" + str(spec.N));
+  addPart(name, "RS" + str(spec.RS));
+  addPart(name, rotationKindName(spec.rot));
+  if (spec.op != KernelOp::QuantWeight)
+    addPart(name, "M" + str(spec.M));
+  if (spec.op == KernelOp::RotateQuantMoe) {
+    addPart(name, "topk" + str(spec.topk));
+    addPart(name, "E" + str(spec.E));
+    addPart(name, "block" + str(spec.block));
+  }
+  addPart(name, fmtName(spec.fmt));
+  addPart(name, scaleRuleName(spec.scale));
+  addPart(name, roundingName(spec.round));
+  addPart(name, intermediateName(spec.inter));
+  addPart(name, scaleLayoutName(spec.layout));
+  if (gemmOrWeight)
+    addPart(name, weightLayoutName(spec.wlayout));
+  // arch is free text in a KernelSpec; keep the name a C identifier even for
+  // a spec validateSpec would reject.
+  std::string arch;
+  for (char c : spec.arch)
+    arch += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  addPart(name, arch);
+  return name;
+}
+
+std::vector<KernelOperand> kernelOperands(const KernelSpec &spec) {
+  std::vector<KernelOperand> ops;
+  const int64_t k = spec.K, m = spec.M, n = spec.N;
+  const std::string mWhy = "M=" + str(m);
+  const std::string nWhy = "N=" + str(n);
+  switch (spec.op) {
+  case KernelOp::RotateQuant:
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+    addRotation(spec, ops);
+    ops.push_back(codesOperand("q", spec, m, mWhy, true));
+    ops.push_back(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true));
+    break;
+  case KernelOp::RotateQuantMoe: {
+    const int64_t capacity = moeCapacity(spec), blocks = moeBlocks(spec);
+    const std::string sortWhy = "M=" + str(m) + ", topk=" + str(spec.topk) + ", E=" + str(spec.E) +
+                                ", block=" + str(spec.block);
+    const std::string capWhy =
+        sortWhy + " (capacity M*topk + E*block - topk = " + str(capacity) + ")";
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+    addRotation(spec, ops);
+    ops.push_back({"topk_ids",
+                   OperandElement::I32,
+                   {m, spec.topk},
+                   false,
+                   mWhy + ", topk=" + str(spec.topk) + " ([M, topk])"});
+    ops.push_back(codesOperand("q", spec, m, mWhy + " (token order)", true));
+    ops.push_back(scaleOperand("s", spec, capacity,
+                               "capacity=" + str(capacity) + " (" + sortWhy + ", sorted order)",
+                               kMoeRowPadding, true));
+    ops.push_back({"sorted_ids", OperandElement::I32, {capacity}, true, capWhy});
+    ops.push_back({"sorted_expert_ids",
+                   OperandElement::I32,
+                   {blocks},
+                   true,
+                   capWhy + ", ceil(capacity/block) = " + str(blocks) + " blocks"});
+    ops.push_back({"num_valid_ids", OperandElement::I32, {1}, true, "one i32"});
+    break;
+  }
+  case KernelOp::RotateQuantGemm:
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+    addRotation(spec, ops);
+    ops.push_back({"w_q",
+                   OperandElement::I8,
+                   {n, k / 2},
+                   false,
+                   nWhy + ", K=" + str(k) + ", wlayout=" + weightLayoutName(spec.wlayout) +
+                       " (fp4 codes, [N, K/2] bytes)"});
+    ops.push_back(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false));
+    ops.push_back(bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([M, N])", true));
+    break;
+  case KernelOp::QuantWeight: {
+    ops.push_back(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false));
+    addRotation(spec, ops);
+    KernelOperand q = codesOperand("q", spec, n, nWhy, true);
+    q.derivation += std::string(", wlayout=") + weightLayoutName(spec.wlayout);
+    ops.push_back(std::move(q));
+    ops.push_back(scaleOperand("s", spec, n, nWhy, kA4W4RowPadding, true));
+    break;
+  }
+  }
+  return ops;
+}
+
+} // namespace mxf

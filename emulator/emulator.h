@@ -1,0 +1,121 @@
+//===- emulator.h - Public API of the gfx950 functional emulator -*- C++ -*-===//
+//
+// Runs AMD gfx950 (MI355X) code objects on the CPU, instruction by
+// instruction, with the semantics of ../shared/docs/GFX950_SEMANTICS.md, so
+// that every kernel we ship is executed and compared with numerics/ even where
+// no AMD GPU exists (docs/emulator.md).
+//
+// Use: load a code object once (decodes every kernel with LLVM's MC
+// disassembler), register the host buffers the kernel may touch under the
+// device addresses the kernel arguments hold, then launch. Every global access
+// outside the registered buffers, every instruction without semantics and
+// every unsupported state is an error naming the instruction, the wave and,
+// where it applies, the lane and the address; nothing is skipped silently.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_EMULATOR_EMULATOR_H
+#define MXFORGE_EMULATOR_EMULATOR_H
+
+#include "numerics/status.h"
+#include "runtime/kernel_info.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mxf::emu {
+
+/// Instruction families counted per launch (the grouping of
+/// codeobj/instruction_families.h; scratch accesses count as vmem here).
+enum class Family : uint8_t { Salu, Valu, Vmem, Smem, Lds, Mfma, CvtScaled, Branch, Other };
+constexpr size_t kNumFamilies = 9;
+/// "salu", "valu", "vmem", "smem", "lds", "mfma", "cvt-scaled", "branch", "other".
+const char *familyName(Family family);
+
+/// A host buffer seen by the kernel at [deviceAddress, deviceAddress + size).
+struct EmuBuffer {
+  uint64_t deviceAddress = 0;
+  void *host = nullptr;
+  size_t size = 0;
+};
+
+struct LaunchStats {
+  /// Wave-instructions executed, by family (index = Family).
+  std::array<uint64_t, kNumFamilies> instructionsByFamily{};
+  uint64_t globalBytesRead = 0;    // vector and scalar loads, active lanes only
+  uint64_t globalBytesWritten = 0;
+  uint64_t ldsBytesRead = 0;
+  uint64_t ldsBytesWritten = 0;
+  uint64_t mfmaCount = 0;          // matrix instructions executed (per wave)
+  uint64_t waves = 0;
+  uint64_t workgroups = 0;
+  /// Highest unified VGPR index (AGPRs after accum_offset) any executed
+  /// instruction referenced, or -1 when none did.
+  int32_t peakVgprIndex = -1;
+
+  uint64_t instructions() const;
+  uint64_t count(Family family) const {
+    return instructionsByFamily[static_cast<size_t>(family)];
+  }
+};
+
+struct KernelProgram; // decoded kernel (emulator/program.h)
+
+/// A code object with every kernel decoded, ready to launch many times.
+/// Immutable after load: launches may run concurrently from several threads.
+class LoadedCodeObject {
+public:
+  /// Reads the ELF, the metadata note and the kernel descriptors
+  /// (codeobj/), then decodes each kernel's code once. A kernel whose code
+  /// does not decode still loads; launching it returns the decode error.
+  static Result<std::shared_ptr<const LoadedCodeObject>> load(const uint8_t *hsaco, size_t size);
+  ~LoadedCodeObject();
+
+  std::vector<KernelInfo> kernelInfos() const;
+  /// nullptr when there is no such kernel.
+  const KernelProgram *findKernel(const std::string &name) const;
+  /// Mnemonic and text of each instruction of `kernel` that has no semantics
+  /// in this emulator (empty when it can run entirely), for diagnostics.
+  std::vector<std::string> unsupportedInstructions(const std::string &kernel) const;
+  /// The decoded listing of a kernel (address, text), for debugging.
+  std::string listing(const std::string &kernel) const;
+
+private:
+  LoadedCodeObject();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct LaunchOptions {
+  /// Worker threads over workgroups; 0 = hardware concurrency. Results never
+  /// depend on it.
+  unsigned threads = 0;
+  /// Device address at which launch() places the kernarg segment (and, after
+  /// it, the dispatch packet and queue stub when the kernel asks for them).
+  /// Must not overlap a registered buffer.
+  uint64_t kernargAddress = 0x7f0000000000ull;
+  /// Stops a wave after this many instructions (a guard against kernels that
+  /// never end); 0 = no limit.
+  uint64_t maxInstructionsPerWave = 50'000'000;
+};
+
+/// Runs `kernelName` over grid[0] x grid[1] x grid[2] workgroups of
+/// workgroup[0] x workgroup[1] x workgroup[2] work-items, with `dynamicLds`
+/// bytes of LDS beyond the kernel's static group segment and the given
+/// kernarg bytes. The kernel may access exactly the registered buffers (and
+/// its kernarg segment). Deterministic: workgroups run in parallel, but each
+/// only touches its own LDS and registers, and the first error reported is
+/// that of the lowest-numbered failing workgroup.
+Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kernelName,
+                           const std::array<uint32_t, 3> &grid,
+                           const std::array<uint32_t, 3> &workgroup, uint32_t dynamicLds,
+                           const std::vector<uint8_t> &kernargs,
+                           const std::vector<EmuBuffer> &buffers,
+                           const LaunchOptions &options = LaunchOptions());
+
+} // namespace mxf::emu
+
+#endif // MXFORGE_EMULATOR_EMULATOR_H

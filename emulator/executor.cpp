@@ -1,0 +1,211 @@
+//===- executor.cpp - Running the waves of one workgroup ------------------===//
+
+#include "emulator/executor.h"
+
+#include "emulator/operands.h"
+
+#include <algorithm>
+
+namespace mxf::emu {
+
+namespace {
+
+unsigned workitemsIn(const std::array<uint32_t, 3> &w) { return w[0] * w[1] * w[2]; }
+
+/// User and system SGPRs, in the order of §D. `wavesInGroup` feeds the
+/// workgroup-info SGPR.
+Status initScalarState(Wave &wave, const DispatchSetup &setup, const std::array<uint32_t, 3> &id,
+                       unsigned wavesInGroup) {
+  const codeobj::KernelDescriptor &kd = setup.program->descriptor;
+  unsigned next = 0;
+  auto put64 = [&](uint64_t value) {
+    wave.s[next++] = uint32_t(value);
+    wave.s[next++] = uint32_t(value >> 32);
+  };
+  if (kd.enableSgprPrivateSegmentBuffer)
+    next += 4; // no scratch: a zero resource (checkDescriptorSupported)
+  if (kd.enableSgprDispatchPtr)
+    put64(setup.dispatchPacketAddress);
+  if (kd.enableSgprQueuePtr)
+    put64(setup.queueAddress);
+  if (kd.enableSgprKernargSegmentPtr)
+    put64(setup.kernargAddress);
+  if (kd.enableSgprDispatchId)
+    put64(0);
+  if (kd.enableSgprFlatScratchInit)
+    put64(0);
+  if (kd.enableSgprPrivateSegmentSize)
+    wave.s[next++] = 0;
+  // Preloaded kernargs follow the enabled user SGPRs.
+  if (kd.kernargPreloadLength > 0) {
+    for (uint32_t i = 0; i < kd.kernargPreloadLength; ++i) {
+      const uint64_t address = setup.kernargAddress + 4ull * (kd.kernargPreloadOffset + i);
+      const uint8_t *p = setup.memory->translate(address, 4);
+      if (!p)
+        return Status::failure("kernarg preload reads past the kernarg segment");
+      uint32_t value;
+      std::memcpy(&value, p, 4);
+      wave.s[next++] = value;
+    }
+  }
+  if (next > kd.userSgprCount)
+    return Status::failure("the descriptor enables " + std::to_string(next) +
+                           " user SGPRs but USER_SGPR_COUNT is " +
+                           std::to_string(kd.userSgprCount));
+  // System SGPRs start right after USER_SGPR_COUNT.
+  next = kd.userSgprCount;
+  if (kd.enableWorkgroupIdX)
+    wave.s[next++] = id[0];
+  if (kd.enableWorkgroupIdY)
+    wave.s[next++] = id[1];
+  if (kd.enableWorkgroupIdZ)
+    wave.s[next++] = id[2];
+  if (kd.enableWorkgroupInfo) // {first_wave, ..., waves in the workgroup[5:0]}
+    wave.s[next++] = (wave.waveInWorkgroup == 0 ? 0x80000000u : 0u) | (wavesInGroup & 0x3f);
+  if (kd.enablePrivateSegment)
+    wave.s[next++] = 0; // private segment wave offset
+  return Status::success();
+}
+
+/// v0 (and, if the kernel asks, nothing else: gfx950 packs the IDs) plus EXEC.
+void initVectorState(Wave &wave, const DispatchSetup &setup) {
+  const codeobj::KernelDescriptor &kd = setup.program->descriptor;
+  const auto &w = setup.workgroup;
+  const unsigned total = workitemsIn(w);
+  uint64_t exec = 0;
+  uint32_t *v0 = wave.vgprLanes(0);
+  for (unsigned lane = 0; lane < kWaveSize; ++lane) {
+    const unsigned flat = wave.waveInWorkgroup * kWaveSize + lane;
+    if (flat >= total)
+      continue; // ragged last wave: lane inactive, v0 stays 0
+    exec |= 1ull << lane;
+    const uint32_t x = flat % w[0];
+    const uint32_t y = (flat / w[0]) % w[1];
+    const uint32_t z = flat / (w[0] * w[1]);
+    uint32_t packed = x & 0x3ff;
+    if (kd.enableVgprWorkitemId >= 1)
+      packed |= (y & 0x3ff) << 10;
+    if (kd.enableVgprWorkitemId >= 2)
+      packed |= (z & 0x3ff) << 20;
+    v0[lane] = packed;
+  }
+  wave.setExec(exec);
+}
+
+std::string where(const Wave &wave, const Instruction &inst) {
+  const auto &id = wave.workgroup->id;
+  return "instruction '" + inst.text + "' at " + hex(inst.address) + " (workgroup (" +
+         std::to_string(id[0]) + "," + std::to_string(id[1]) + "," + std::to_string(id[2]) +
+         "), wave " + std::to_string(wave.waveInWorkgroup) + ")";
+}
+
+/// Runs `wave` until it ends, reaches a barrier or fails.
+Status runWave(Wave &wave, const DispatchSetup &setup, uint64_t &executed) {
+  const std::vector<Instruction> &code = setup.program->instructions;
+  while (!wave.ended && !wave.atBarrier) {
+    if (wave.pc >= code.size())
+      return Status::failure("wave " + std::to_string(wave.waveInWorkgroup) +
+                             " ran past the end of the kernel's code without s_endpgm");
+    const Instruction &inst = code[wave.pc];
+    if (!inst.decodeProblem.empty())
+      return Status::failure(where(wave, inst) + ": " + inst.decodeProblem);
+    if (!inst.op)
+      return Status::failure(where(wave, inst) + ": no semantics for '" + inst.opcodeName +
+                             "' in the emulator (never skipped; see docs/emulator.md, "
+                             "\"Adding an instruction\")");
+    if (inst.maxVgpr >= int32_t(wave.allocatedVgprs))
+      return Status::failure(where(wave, inst) + ": uses unified VGPR " +
+                             std::to_string(inst.maxVgpr) + " but the kernel allocates " +
+                             std::to_string(wave.allocatedVgprs));
+    if (setup.maxInstructionsPerWave && ++executed > setup.maxInstructionsPerWave)
+      return Status::failure(where(wave, inst) + ": wave exceeded " +
+                             std::to_string(setup.maxInstructionsPerWave) + " instructions");
+    wave.nextPc = wave.pc + 1;
+    wave.count(inst.family);
+    wave.stats.peakVgpr = std::max(wave.stats.peakVgpr, inst.maxVgpr);
+    Status status = inst.op->handler(wave, inst);
+    if (!status.ok())
+      return Status::failure(where(wave, inst) + ": " + status.message());
+    wave.pc = wave.nextPc;
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status checkDescriptorSupported(const KernelProgram &program) {
+  const codeobj::KernelDescriptor &kd = program.descriptor;
+  const std::string name = "kernel '" + program.info.name + "': ";
+  if (kd.enableWavefrontSize32)
+    return Status::failure(name + "wave32 is not gfx950");
+  if (kd.privateSegmentFixedSize != 0 || kd.usesDynamicStack)
+    return Status::failure(name + "uses scratch (private segment " +
+                           std::to_string(kd.privateSegmentFixedSize) +
+                           " bytes), which the emulator does not model");
+  if (kd.floatRoundMode32 != 0 || kd.floatRoundMode16_64 != 0)
+    return Status::failure(name + "sets a rounding mode other than round-to-nearest-even");
+  if (kd.floatDenormMode32 != 3)
+    return Status::failure(name + "flushes f32 denormals (FLOAT_DENORM_MODE_32=" +
+                           std::to_string(kd.floatDenormMode32) +
+                           "), which the emulator does not model");
+  if (kd.accumOffset() > kd.allocatedVgprs())
+    return Status::failure(name + "accum_offset beyond the allocated VGPRs");
+  return Status::success();
+}
+
+Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &id,
+                    WaveStats &stats) {
+  const KernelProgram &program = *setup.program;
+  Workgroup group;
+  group.id = id;
+  group.lds.assign(setup.ldsBytes, 0);
+  const unsigned total = workitemsIn(setup.workgroup);
+  const unsigned numWaves = (total + kWaveSize - 1) / kWaveSize;
+  std::vector<Wave> waves(numWaves);
+  for (unsigned i = 0; i < numWaves; ++i) {
+    Wave &wave = waves[i];
+    wave.program = &program;
+    wave.workgroup = &group;
+    wave.memory = setup.memory;
+    wave.waveInWorkgroup = i;
+    wave.allocatedVgprs = program.descriptor.allocatedVgprs();
+    wave.accumOffset = program.descriptor.accumOffset();
+    wave.v.assign(size_t(wave.allocatedVgprs) * kWaveSize, 0);
+    if (Status s = initScalarState(wave, setup, id, numWaves); !s.ok())
+      return Status::failure("kernel '" + program.info.name + "': " + s.message());
+    initVectorState(wave, setup);
+  }
+  std::vector<uint64_t> executed(numWaves, 0);
+  while (true) {
+    bool anyRunning = false;
+    for (unsigned i = 0; i < numWaves; ++i) {
+      if (waves[i].ended)
+        continue;
+      if (Status s = runWave(waves[i], setup, executed[i]); !s.ok())
+        return s;
+    }
+    // Every wave has ended or waits at the barrier: release it (waves that
+    // ended no longer count, as on hardware).
+    for (Wave &wave : waves) {
+      if (wave.atBarrier) {
+        wave.atBarrier = false;
+        anyRunning = true;
+      }
+    }
+    if (!anyRunning)
+      break;
+  }
+  for (const Wave &wave : waves) {
+    for (size_t f = 0; f < kNumFamilies; ++f)
+      stats.byFamily[f] += wave.stats.byFamily[f];
+    stats.globalBytesRead += wave.stats.globalBytesRead;
+    stats.globalBytesWritten += wave.stats.globalBytesWritten;
+    stats.ldsBytesRead += wave.stats.ldsBytesRead;
+    stats.ldsBytesWritten += wave.stats.ldsBytesWritten;
+    stats.mfma += wave.stats.mfma;
+    stats.peakVgpr = std::max(stats.peakVgpr, wave.stats.peakVgpr);
+  }
+  return Status::success();
+}
+
+} // namespace mxf::emu

@@ -1,0 +1,40 @@
+//===- emu_device.h - The `emu` backend: the gfx950 emulator -------*- C++ -*-===//
+//
+// Runs code objects on the functional gfx950 emulator (emulator/), on any
+// CPU. Device memory is host memory under made-up device addresses
+// (host_memory.h); every live buffer is registered with the emulator at each
+// launch, so a kernel can touch exactly those and its kernarg segment, and
+// any other access stops the launch with an error naming the instruction,
+// lane and address. Launches are synchronous; `synchronize` has nothing to
+// wait for.
+//
+// In the mxforge_runtime_emu library (it links the emulator and so LLVM),
+// not in the core runtime. Linking that library also makes
+// `openDevice("emu")` work (device_factory.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_RUNTIME_EMU_DEVICE_H
+#define MXFORGE_RUNTIME_EMU_DEVICE_H
+
+#include "numerics/status.h"
+#include "runtime/device.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace mxf::runtime {
+
+struct EmuDeviceOptions {
+  /// Worker threads over workgroups; 0 = all hardware threads. Results never
+  /// depend on it.
+  unsigned threads = 0;
+  /// Stops a wave after this many instructions (a kernel that never ends);
+  /// 0 = no limit.
+  uint64_t maxInstructionsPerWave = 50'000'000;
+};
+
+Result<std::unique_ptr<Device>> openEmuDevice(const EmuDeviceOptions &options = {});
+
+} // namespace mxf::runtime
+
+#endif // MXFORGE_RUNTIME_EMU_DEVICE_H

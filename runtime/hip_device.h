@@ -1,0 +1,33 @@
+//===- hip_device.h - The `hip` backend: a real AMD GPU -----------*- C++ -*-===//
+//
+// Runs code objects on an AMD GPU through the machine's own HIP runtime,
+// loaded with dlopen (hip_api.h). On a machine without the library, or
+// without a GPU, opening fails with one sentence that says which.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_RUNTIME_HIP_DEVICE_H
+#define MXFORGE_RUNTIME_HIP_DEVICE_H
+
+#include "numerics/status.h"
+#include "runtime/device.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mxf::runtime {
+
+struct HipDeviceOptions {
+  /// Libraries to try, in order. Empty: MXFORGE_HIP_LIBRARY when set, else
+  /// libamdhip64.so, .so.7, .so.6, .so.5.
+  std::vector<std::string> libraries;
+  /// Which GPU (hipSetDevice ordinal).
+  int ordinal = 0;
+};
+
+/// Loads the HIP runtime, initializes it and selects GPU `ordinal`.
+Result<std::unique_ptr<Device>> openHipDevice(const HipDeviceOptions &options = {});
+
+} // namespace mxf::runtime
+
+#endif // MXFORGE_RUNTIME_HIP_DEVICE_H

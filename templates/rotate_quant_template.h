@@ -1,0 +1,36 @@
+//===- rotate_quant_template.h - Fused rotate + MX quant for gfx950 -*- C++ -*-===//
+//
+// Builds the gpu.func of a rotate_quant kernel: load bf16 rows, rotate each
+// RS block on the matrix cores, compute the block scales with the spec's
+// rule and convert to fp4 with v_cvt_scalef32_pk_fp4_f32, all in registers
+// (docs/templates.md has the lane mapping and the summation order).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H
+#define MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H
+
+#include "numerics/status.h"
+#include "spec/kernel_spec.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+class OpBuilder;
+class Location;
+namespace gpu {
+class GPUModuleOp;
+} // namespace gpu
+} // namespace mlir
+
+namespace mxf {
+
+/// Appends `gpu.func @<kernelName>(x, [r], q, s, m) kernel` to `module`.
+/// Arguments are memrefs with the spec's static shapes (M = the bucket) and
+/// the actual row count m : i32. Fails for specs the template does not
+/// support (checkRotateQuantSupported), never halfway through.
+Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName);
+
+} // namespace mxf
+
+#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H

@@ -1,0 +1,67 @@
+//===- tiling.cpp - How a spec's work is split over waves -----------------===//
+
+#include "templates/tiling.h"
+
+#include <string>
+
+namespace mxf {
+namespace {
+
+uint32_t ceilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+constexpr int kMinK = 256, kMaxK = 16384;
+
+} // namespace
+
+Status checkRotateQuantSupported(const KernelSpec &spec) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  auto unsupported = [&](const std::string &what) {
+    return Status::failure(printSpec(spec) + ": the rotate_quant template does not support " +
+                           what + " yet");
+  };
+  if (spec.op != KernelOp::RotateQuant)
+    return Status::failure(std::string("no template for op ") + kernelOpName(spec.op) +
+                           " yet (only rotate_quant is generated)");
+  if (spec.K % 256 != 0 || spec.K < kMinK || spec.K > kMaxK)
+    return unsupported("K=" + std::to_string(spec.K) + " (K must be a multiple of 256 in " +
+                       std::to_string(kMinK) + ".." + std::to_string(kMaxK) + ")");
+  if (spec.fmt != ElemFormat::E2M1)
+    return unsupported(std::string("fmt=") + formatInfo(spec.fmt).specName + " (fp4 only)");
+  if (spec.rot == RotationKind::HadamardButterfly)
+    return unsupported("rot=hadamard_butterfly (use rot=hadamard, the MFMA path)");
+  if (spec.round != Rounding::Rne)
+    return unsupported("round=sr");
+  return Status::success();
+}
+
+KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
+  KernelTiling tiling;
+  // A wave owns one rotation block of 16 tokens: it loads the block's x once
+  // (RS/32 16-byte loads per lane) and reuses them for every output channel
+  // of the block. Without rotation a wave takes 256 channels (8 scale
+  // blocks) so that each wave still has several independent loads in flight.
+  tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : 256;
+  tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
+  tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle;
+  // A learned R (RS x RS bf16) is read by every wave: stage it in LDS once
+  // per workgroup. Larger matrices get more waves per workgroup so that the
+  // copy is shared more widely and the LDS-limited workgroup count still
+  // leaves several waves per SIMD (160 KiB per CU).
+  if (spec.rot == RotationKind::Learned) {
+    tiling.stagesRotationInLds = true;
+    tiling.ldsBytes = spec.RS * spec.RS * 2;
+    tiling.wavesPerWorkgroup = spec.RS >= 256 ? 16 : spec.RS >= 128 ? 8 : 4;
+  }
+  return tiling;
+}
+
+std::array<uint32_t, 3> KernelTiling::gridFor(int m) const {
+  uint32_t rows = uint32_t(m);
+  if (fillsScalePadding)
+    rows = ceilDiv(rows, 256) * 256;
+  return {ceilDiv(uint32_t(unitsPerRow), uint32_t(wavesPerWorkgroup)),
+          ceilDiv(rows, uint32_t(rowsPerTile)), 1};
+}
+
+} // namespace mxf

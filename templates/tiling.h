@@ -1,0 +1,45 @@
+//===- tiling.h - How a spec's work is split over waves ----------*- C++ -*-===//
+//
+// One readable function decides the launch geometry of a kernel from its
+// spec (docs/templates.md explains the choice). Pure C++: the runtime needs
+// the grid for an actual M without linking MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TEMPLATES_TILING_H
+#define MXFORGE_TEMPLATES_TILING_H
+
+#include "numerics/status.h"
+#include "spec/kernel_spec.h"
+
+#include <array>
+#include <cstdint>
+
+namespace mxf {
+
+struct KernelTiling {
+  int wavesPerWorkgroup = 4; // 256 lanes
+  int rowsPerTile = 16;      // tokens per MFMA tile (the N of 16x16x32)
+  int channelsPerUnit = 0;   // channels one wave handles: RS, or 256 without rotation
+  int unitsPerRow = 0;       // K / channelsPerUnit
+  int workgroupSize() const { return wavesPerWorkgroup * 64; }
+  /// A learned rotation shared by every block is staged in LDS once per
+  /// workgroup and read transposed (ds_read_b64_tr_b16).
+  bool stagesRotationInLds = false;
+  int ldsBytes = 0;
+  /// Rows the kernel must visit for an actual M: M itself, or the a4w4
+  /// shuffle's padding (pad256(M)) whose scale bytes the kernel fills.
+  bool fillsScalePadding = false;
+  /// Workgroups for an actual row count 1 <= m <= the M bucket.
+  std::array<uint32_t, 3> gridFor(int m) const;
+};
+
+/// Whether the rotate_quant template can generate `spec` (a valid spec may
+/// still be outside what the template supports); the message says which key.
+Status checkRotateQuantSupported(const KernelSpec &spec);
+
+/// The tiling of a supported rotate_quant spec.
+KernelTiling chooseRotateQuantTiling(const KernelSpec &spec);
+
+} // namespace mxf
+
+#endif // MXFORGE_TEMPLATES_TILING_H

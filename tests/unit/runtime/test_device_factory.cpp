@@ -1,0 +1,58 @@
+//===- test_device_factory.cpp - openDevice by name --------------------------===//
+//
+// This binary links the core runtime only, so "emu" is not registered here
+// (test_emu_device.cpp checks that linking mxforge_runtime_emu registers it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/device_factory.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace mxf::runtime {
+namespace {
+
+TEST(DeviceFactory, UnknownKind) {
+  Result<std::unique_ptr<Device>> device = openDevice("cuda");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().rfind("unknown device 'cuda'; expected ", 0), 0u) << device.error();
+  EXPECT_NE(device.error().find("hip"), std::string::npos);
+}
+
+TEST(DeviceFactory, EmuWithoutTheEmuLibrary) {
+  Result<std::unique_ptr<Device>> device = openDevice("emu");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(), "the emu device is not part of this program (it is in the "
+                            "mxforge_runtime_emu library, which was not linked in)");
+}
+
+TEST(DeviceFactory, HipGoesThroughTheLibraryLookup) {
+  const char *saved = std::getenv("MXFORGE_HIP_LIBRARY");
+  std::string restore = saved ? saved : "";
+  setenv("MXFORGE_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
+  Result<std::unique_ptr<Device>> device = openDevice("hip");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(
+      device.error().rfind("cannot load the HIP runtime: tried /nonexistent/libamdhip64.so", 0), 0u)
+      << device.error();
+  if (saved)
+    setenv("MXFORGE_HIP_LIBRARY", restore.c_str(), 1);
+  else
+    unsetenv("MXFORGE_HIP_LIBRARY");
+}
+
+Result<std::unique_ptr<Device>> openNothing() { return Status::failure("opened the test kind"); }
+
+TEST(DeviceFactory, RegisteredBackends) {
+  registerDeviceBackend("test-kind", &openNothing);
+  EXPECT_EQ(openDevice("test-kind").error(), "opened the test kind");
+  std::vector<std::string> kinds = availableDeviceKinds();
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "test-kind"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "hip"), kinds.end());
+}
+
+} // namespace
+} // namespace mxf::runtime

@@ -1,0 +1,411 @@
+//===- test_hip_device.cpp - The hip backend against a fake HIP runtime ----===//
+//
+// This machine has no libamdhip64 and no GPU, so the hip backend is tested
+// up to where a device is needed: the missing-library and no-GPU messages,
+// and, with a fake libamdhip64 (fake_hip.cpp) loaded by path, every call it
+// makes: memory, module loading, the kernarg buffer and grid it launches
+// with, and how HIP's error codes and strings come back.
+//
+// FAKE_HIP_PATH and NOT_HIP_PATH are set by CMake.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/hip_api.h"
+#include "runtime/hip_device.h"
+
+#include "fake_hip_control.h"
+#include "kernel_infos.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace mxf::runtime {
+namespace {
+
+/// The fake's control entry points, from the very library the backend
+/// loads (dlopen of the same path returns the same handle).
+struct FakeHip {
+  FakeHipResetFn reset;
+  FakeHipFailNextFn failNext;
+  FakeHipLaunchCountFn launchCount;
+  FakeHipLastLaunchFn lastLaunch;
+  FakeHipCallLogFn callLog;
+  FakeHipCountFn liveAllocations;
+  FakeHipCountFn loadedModules;
+
+  static FakeHip &get() {
+    static FakeHip fake = [] {
+      void *handle = dlopen(FAKE_HIP_PATH, RTLD_NOW | RTLD_LOCAL);
+      EXPECT_NE(handle, nullptr) << dlerror();
+      FakeHip f;
+      f.reset = reinterpret_cast<FakeHipResetFn>(dlsym(handle, "fakeHipReset"));
+      f.failNext = reinterpret_cast<FakeHipFailNextFn>(dlsym(handle, "fakeHipFailNext"));
+      f.launchCount = reinterpret_cast<FakeHipLaunchCountFn>(dlsym(handle, "fakeHipLaunchCount"));
+      f.lastLaunch = reinterpret_cast<FakeHipLastLaunchFn>(dlsym(handle, "fakeHipLastLaunch"));
+      f.callLog = reinterpret_cast<FakeHipCallLogFn>(dlsym(handle, "fakeHipCallLog"));
+      f.liveAllocations = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLiveAllocations"));
+      f.loadedModules = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLoadedModules"));
+      return f;
+    }();
+    return fake;
+  }
+};
+
+HipDeviceOptions fakeOptions(int ordinal = 0) {
+  HipDeviceOptions options;
+  options.libraries = {FAKE_HIP_PATH};
+  options.ordinal = ordinal;
+  return options;
+}
+
+/// A hip device over the fake, which must open.
+std::unique_ptr<Device> openFake(int ordinal = 0) {
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions(ordinal));
+  EXPECT_TRUE(device.ok()) << device.error();
+  return device.ok() ? std::move(device.value()) : nullptr;
+}
+
+/// A code object the fake accepts: the ELF magic, then its kernel names.
+std::vector<uint8_t> fakeImage(std::initializer_list<const char *> kernels) {
+  std::vector<uint8_t> image = {0x7f, 'E', 'L', 'F'};
+  for (const char *name : kernels)
+    image.insert(image.end(), name, name + std::strlen(name) + 1);
+  image.push_back(0);
+  return image;
+}
+
+class HipDeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override { FakeHip::get().reset(kFakeHipWorking, 1); }
+  FakeHip &fake = FakeHip::get();
+};
+
+//===--- No library, no GPU ----------------------------------------------------===//
+
+TEST(HipLibrary, MissingLibraryNamesWhatWasTried) {
+  HipDeviceOptions options;
+  options.libraries = {"libmxforge_absent_hip.so", "/nonexistent/libamdhip64.so.6"};
+  Result<std::unique_ptr<Device>> device = openHipDevice(options);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(),
+            "cannot load the HIP runtime: tried libmxforge_absent_hip.so and "
+            "/nonexistent/libamdhip64.so.6 and none is installed (install ROCm's HIP runtime, or "
+            "set MXFORGE_HIP_LIBRARY to the path of libamdhip64.so, or use the emu device)");
+}
+
+TEST(HipLibrary, DefaultCandidatesOnAMachineWithoutHip) {
+  if (void *real = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(real);
+    GTEST_SKIP() << "this machine has a HIP runtime";
+  }
+  const char *saved = std::getenv("MXFORGE_HIP_LIBRARY");
+  std::string restore = saved ? saved : "";
+  unsetenv("MXFORGE_HIP_LIBRARY");
+  EXPECT_EQ(hip::defaultLibraryCandidates(),
+            (std::vector<std::string>{"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+                                      "libamdhip64.so.5"}));
+  Result<std::unique_ptr<Device>> device = openHipDevice();
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.error().find("tried libamdhip64.so, libamdhip64.so.7, libamdhip64.so.6 and "
+                                "libamdhip64.so.5 and none is installed"),
+            std::string::npos)
+      << device.error();
+  if (saved)
+    setenv("MXFORGE_HIP_LIBRARY", restore.c_str(), 1);
+}
+
+TEST(HipLibrary, EnvironmentVariableChoosesTheLibrary) {
+  const char *saved = std::getenv("MXFORGE_HIP_LIBRARY");
+  std::string restore = saved ? saved : "";
+  setenv("MXFORGE_HIP_LIBRARY", "/opt/nowhere/libamdhip64.so", 1);
+  EXPECT_EQ(hip::defaultLibraryCandidates(),
+            std::vector<std::string>{"/opt/nowhere/libamdhip64.so"});
+  Result<std::unique_ptr<Device>> device = openHipDevice();
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.error().find("tried /opt/nowhere/libamdhip64.so and none"), std::string::npos)
+      << device.error();
+  setenv("MXFORGE_HIP_LIBRARY", FAKE_HIP_PATH, 1);
+  FakeHip::get().reset(kFakeHipWorking, 1);
+  EXPECT_TRUE(openHipDevice().ok());
+  if (saved)
+    setenv("MXFORGE_HIP_LIBRARY", restore.c_str(), 1);
+  else
+    unsetenv("MXFORGE_HIP_LIBRARY");
+}
+
+TEST(HipLibrary, NotAHipRuntime) {
+  HipDeviceOptions options;
+  options.libraries = {NOT_HIP_PATH};
+  Result<std::unique_ptr<Device>> device = openHipDevice(options);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(), std::string("cannot use the HIP runtime ") + NOT_HIP_PATH +
+                                ": it has no hipGetDeviceCount (is it a HIP runtime library?)");
+}
+
+TEST(HipLibrary, UnloadableFileReportsTheLoaderReason) {
+  // A file that exists but is no shared library: "not installed" would lie.
+  HipDeviceOptions options;
+  options.libraries = {__FILE__};
+  Result<std::unique_ptr<Device>> device = openHipDevice(options);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().rfind(std::string("cannot load the HIP runtime ") + __FILE__ + ": ", 0),
+            0u)
+      << device.error();
+}
+
+TEST_F(HipDeviceTest, NoGpu) {
+  fake.reset(kFakeHipNoGpu, 0);
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions());
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(),
+            std::string("no AMD GPU is visible to the HIP runtime ") + FAKE_HIP_PATH +
+                " (hipInit returned 101 (hipErrorInvalidDevice: invalid device ordinal), "
+                "hipGetDeviceCount returned 100 (hipErrorNoDevice: no ROCm-capable device "
+                "is detected) with a count of 0); run on a machine with an AMD GPU, or use the "
+                "emu device");
+}
+
+TEST_F(HipDeviceTest, ZeroDevicesWithoutAnError) {
+  fake.reset(kFakeHipZeroCount, 0);
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions());
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().rfind("no AMD GPU is visible to the HIP runtime", 0), 0u);
+  EXPECT_NE(device.error().find("hipGetDeviceCount returned 0 (hipSuccess: no error) with "
+                                "a count of 0"),
+            std::string::npos)
+      << device.error();
+}
+
+TEST_F(HipDeviceTest, InitFailsOtherwise) {
+  fake.reset(kFakeHipInitFails, 1);
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions());
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.error().find("failed to initialize: hipInit returned 999 "
+                                "(hipErrorUnknown: unknown error)"),
+            std::string::npos)
+      << device.error();
+}
+
+TEST_F(HipDeviceTest, OrdinalOutOfRange) {
+  fake.reset(kFakeHipWorking, 2);
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions(2));
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(),
+            "AMD GPU 2 was requested, but the HIP runtime sees 2 (ordinals 0 to 1)");
+  EXPECT_TRUE(openHipDevice(fakeOptions(1)).ok());
+}
+
+//===--- A working (fake) device ----------------------------------------------------===//
+
+TEST_F(HipDeviceTest, OpensAndDescribesItself) {
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions());
+  ASSERT_TRUE(device.ok()) << device.error();
+  EXPECT_EQ(device.value()->kind(), "hip");
+  EXPECT_EQ(device.value()->description(),
+            std::string("hip (AMD GPU 0 of 1, via ") + FAKE_HIP_PATH + ")");
+  EXPECT_EQ(std::string(fake.callLog()), "hipInit hipGetDeviceCount hipSetDevice(0)");
+}
+
+TEST_F(HipDeviceTest, MemoryGoesThroughHipWithTheRightCopyKinds) {
+  std::unique_ptr<Device> device = openFake();
+  DeviceBuffer buffer = device->allocate(64).value();
+  EXPECT_EQ(fake.liveAllocations(), 1u);
+  std::vector<uint32_t> in(16), out(16, 0);
+  for (uint32_t i = 0; i < 16; ++i)
+    in[i] = i * i;
+  ASSERT_TRUE(device->copyIn(buffer, 0, in.data(), 64).ok());
+  ASSERT_TRUE(device->copyOut(buffer, 0, out.data(), 64).ok());
+  EXPECT_EQ(in, out);
+  ASSERT_TRUE(device->free(buffer).ok());
+  EXPECT_EQ(fake.liveAllocations(), 0u);
+  std::string log = fake.callLog();
+  EXPECT_NE(log.find("hipMalloc(64) hipMemcpy(64,1) hipMemcpy(64,2) hipFree"), std::string::npos)
+      << log;
+}
+
+TEST_F(HipDeviceTest, HipErrorsComeBackWithTheirStrings) {
+  std::unique_ptr<Device> device = openFake();
+  fake.failNext("hipMalloc", 2);
+  Result<DeviceBuffer> buffer = device->allocate(1 << 20);
+  ASSERT_FALSE(buffer.ok());
+  EXPECT_EQ(buffer.error(), "allocate 1048576 bytes on the hip device: hipMalloc failed: error 2 "
+                            "(hipErrorOutOfMemory: out of memory)");
+  DeviceBuffer ok = device->allocate(16).value();
+  fake.failNext("hipMemcpy", 1);
+  uint32_t word = 0;
+  EXPECT_EQ(device->copyIn(ok, 0, &word, 4).message(),
+            "hipMemcpy (host to device, 4 bytes) failed: error 1 (hipErrorInvalidValue: invalid "
+            "argument)");
+  fake.failNext("hipDeviceSynchronize", 719);
+  EXPECT_EQ(device->synchronize().message(),
+            "hipDeviceSynchronize failed: error 719 (hipErrorLaunchFailure: unspecified launch "
+            "failure)");
+}
+
+TEST_F(HipDeviceTest, ModuleLoadingNeedsKernelInfos) {
+  std::unique_ptr<Device> device = openFake();
+  Result<Module> module = device->loadCodeObject(fakeImage({"fake_fill"}), {});
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(module.error().find("the hip backend needs the code object's KernelInfos"),
+            std::string::npos)
+      << module.error();
+  EXPECT_EQ(fake.loadedModules(), 0u);
+}
+
+TEST_F(HipDeviceTest, ModuleErrors) {
+  std::unique_ptr<Device> device = openFake();
+  std::vector<uint8_t> notElf = {1, 2, 3, 4, 0};
+  Result<Module> bad = device->loadCodeObject(notElf, {test::fakeFill()});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error(), "loadCodeObject on the hip device: hipModuleLoadData (a code object for "
+                         "gfx950) failed: error 200 (hipErrorInvalidImage: device kernel image "
+                         "is invalid)");
+  fake.failNext("hipModuleLoadData", 209);
+  KernelInfo info = test::writeIds();
+  bad = device->loadCodeObject(fakeImage({"write_ids"}), {info});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("(a code object for amdgcn-amd-amdhsa--gfx950) failed: error 209 "
+                             "(hipErrorNoBinaryForGpu"),
+            std::string::npos)
+      << bad.error();
+
+  // The KernelInfo names a kernel that the code object (per HIP) lacks.
+  Module module = device->loadCodeObject(fakeImage({"other"}), {test::fakeFill()}).value();
+  Result<Kernel> kernel = device->getKernel(module, "fake_fill");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.error(), "getKernel 'fake_fill' on the hip device: hipModuleGetFunction "
+                            "'fake_fill' failed: error 500 (hipErrorNotFound: named symbol not "
+                            "found)");
+  EXPECT_EQ(fake.loadedModules(), 1u);
+  ASSERT_TRUE(device->unloadModule(module).ok());
+  EXPECT_EQ(fake.loadedModules(), 0u);
+}
+
+TEST_F(HipDeviceTest, LaunchPassesTheKernargBufferGridAndBlock) {
+  std::unique_ptr<Device> device = openFake();
+  Module module =
+      device->loadCodeObject(fakeImage({"write_ids", "fake_fill"}), {test::writeIds()}).value();
+  Kernel kernel = device->getKernel(module, "write_ids").value();
+  DeviceBuffer out = device->allocate(4096).value();
+  LaunchConfig config;
+  config.grid = {16, 2, 1};
+  config.workgroup = {256, 1, 1};
+  config.dynamicLdsBytes = 2048;
+  config.stream = reinterpret_cast<void *>(0x5eed);
+  Status s = device->launch(kernel, config, KernelArgs().buffer(out).value(uint32_t(1000)));
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(fake.launchCount(), 1);
+  const FakeHipLaunch &launch = *fake.lastLaunch();
+  EXPECT_STREQ(launch.functionName, "write_ids");
+  EXPECT_EQ(launch.grid[0], 16u);
+  EXPECT_EQ(launch.grid[1], 2u);
+  EXPECT_EQ(launch.grid[2], 1u);
+  EXPECT_EQ(launch.block[0], 256u);
+  EXPECT_EQ(launch.block[1], 1u);
+  EXPECT_EQ(launch.block[2], 1u);
+  EXPECT_EQ(launch.sharedMemBytes, 2048u);
+  EXPECT_EQ(launch.stream, reinterpret_cast<void *>(0x5eed));
+  EXPECT_TRUE(launch.kernelParamsWasNull);
+  EXPECT_TRUE(launch.extraWellFormed);
+  EXPECT_EQ(launch.device, 0);
+  ASSERT_EQ(launch.kernargSize, 272u);
+  auto u64 = [&](size_t at) {
+    uint64_t v;
+    std::memcpy(&v, launch.kernarg + at, 8);
+    return v;
+  };
+  auto u32 = [&](size_t at) {
+    uint32_t v;
+    std::memcpy(&v, launch.kernarg + at, 4);
+    return v;
+  };
+  auto u16 = [&](size_t at) {
+    uint16_t v;
+    std::memcpy(&v, launch.kernarg + at, 2);
+    return v;
+  };
+  EXPECT_EQ(u64(0), out.address);
+  EXPECT_EQ(u32(8), 1000u);
+  EXPECT_EQ(u32(16), 16u);
+  EXPECT_EQ(u32(20), 2u);
+  EXPECT_EQ(u32(24), 1u);
+  EXPECT_EQ(u16(28), 256u);
+  EXPECT_EQ(u16(30), 1u);
+  EXPECT_EQ(u16(80), 2u);     // hidden_grid_dims
+  EXPECT_EQ(u32(136), 2048u); // hidden_dynamic_lds_size
+}
+
+TEST_F(HipDeviceTest, ArgumentErrorsNeverReachHip) {
+  std::unique_ptr<Device> device = openFake();
+  Module module = device->loadCodeObject(fakeImage({"write_ids"}), {test::writeIds()}).value();
+  Kernel kernel = device->getKernel(module, "write_ids").value();
+  DeviceBuffer out = device->allocate(64).value();
+  LaunchConfig config;
+  config.workgroup = {64, 1, 1};
+  Status s = device->launch(kernel, config, KernelArgs().buffer(out).value(uint64_t(1)));
+  EXPECT_EQ(s.message(), "launch: kernel 'write_ids': argument 1 ('n', by_value, 4 bytes): "
+                         "expected 4 bytes, got 8");
+  EXPECT_EQ(fake.launchCount(), 0);
+}
+
+TEST_F(HipDeviceTest, LaunchFailureNamesTheKernel) {
+  std::unique_ptr<Device> device = openFake();
+  Module module = device->loadCodeObject(fakeImage({"write_ids"}), {test::writeIds()}).value();
+  Kernel kernel = device->getKernel(module, "write_ids").value();
+  DeviceBuffer out = device->allocate(64).value();
+  fake.failNext("hipModuleLaunchKernel", 209);
+  LaunchConfig config;
+  Status s = device->launch(kernel, config, KernelArgs().buffer(out).value(1u));
+  EXPECT_EQ(s.message(), "launch 'write_ids' on the hip device: hipModuleLaunchKernel failed: "
+                         "error 209 (hipErrorNoBinaryForGpu: no kernel image is available for "
+                         "execution on the device)");
+}
+
+TEST_F(HipDeviceTest, RoundTripThroughAFakeKernel) {
+  std::unique_ptr<Device> device = openFake();
+  Module module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+  Kernel kernel = device->getKernel(module, "fake_fill").value();
+  DeviceBuffer out = device->allocate(40).value();
+  LaunchConfig config;
+  ASSERT_TRUE(
+      device->launch(kernel, config, KernelArgs().buffer(out).value(0xc0ffeeu).value(10u)).ok());
+  ASSERT_TRUE(device->synchronize().ok());
+  std::vector<uint32_t> result(10);
+  ASSERT_TRUE(device->copyOut(out, 0, result.data(), 40).ok());
+  EXPECT_EQ(result, std::vector<uint32_t>(10, 0xc0ffeeu));
+}
+
+TEST_F(HipDeviceTest, SelectsItsDeviceOnEveryThread) {
+  fake.reset(kFakeHipWorking, 2);
+  std::unique_ptr<Device> device = openFake(1);
+  Module module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+  Kernel kernel = device->getKernel(module, "fake_fill").value();
+  DeviceBuffer out = device->allocate(4).value();
+  std::thread other([&] {
+    LaunchConfig config;
+    EXPECT_TRUE(device->launch(kernel, config, KernelArgs().buffer(out).value(1u).value(1u)).ok());
+  });
+  other.join();
+  EXPECT_EQ(fake.lastLaunch()->device, 1);
+}
+
+TEST_F(HipDeviceTest, DestructionFreesAndUnloads) {
+  {
+    std::unique_ptr<Device> device = openFake();
+    device->allocate(8).value();
+    device->allocate(8).value();
+    device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+    EXPECT_EQ(fake.liveAllocations(), 2u);
+    EXPECT_EQ(fake.loadedModules(), 1u);
+  }
+  EXPECT_EQ(fake.liveAllocations(), 0u);
+  EXPECT_EQ(fake.loadedModules(), 0u);
+}
+
+} // namespace
+} // namespace mxf::runtime

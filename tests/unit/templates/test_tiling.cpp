@@ -1,0 +1,65 @@
+//===- test_tiling.cpp - Launch geometry and template support -------------===//
+
+#include "templates/tiling.h"
+
+#include <gtest/gtest.h>
+
+namespace mxf {
+namespace {
+
+KernelSpec spec(const char *text) {
+  Result<KernelSpec> parsed = parseSpec(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.error();
+  return parsed.value();
+}
+
+TEST(Tiling, OneWavePerRotationBlockAndSixteenTokens) {
+  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=64,M=16"));
+  EXPECT_EQ(t.channelsPerUnit, 64);
+  EXPECT_EQ(t.unitsPerRow, 64);
+  EXPECT_EQ(t.workgroupSize(), 256);
+  EXPECT_EQ(t.gridFor(1), (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(t.gridFor(16), (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(t.gridFor(17), (std::array<uint32_t, 3>{16, 2, 1}));
+  EXPECT_EQ(t.ldsBytes, 0);
+}
+
+TEST(Tiling, NoRotationTakes256ChannelsPerWave) {
+  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=256,M=1"));
+  EXPECT_EQ(t.unitsPerRow, 1);
+  EXPECT_EQ(t.gridFor(1), (std::array<uint32_t, 3>{1, 1, 1}));
+}
+
+TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
+  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
+  EXPECT_TRUE(t.fillsScalePadding);
+  EXPECT_EQ(t.gridFor(3)[1], 16u); // pad256(3) / 16
+}
+
+TEST(Tiling, LearnedRotationIsStagedInLds) {
+  for (int rs : {32, 64, 128, 256}) {
+    KernelTiling t = chooseRotateQuantTiling(
+        spec(("rotate_quant:K=4096,rot=learned,RS=" + std::to_string(rs)).c_str()));
+    EXPECT_TRUE(t.stagesRotationInLds);
+    EXPECT_EQ(t.ldsBytes, rs * rs * 2);
+    EXPECT_LE(t.ldsBytes, 160 * 1024);
+    EXPECT_LE(t.workgroupSize(), 1024);
+  }
+  EXPECT_FALSE(chooseRotateQuantTiling(spec("rotate_quant:K=4096,rot=learned_per_block,RS=64"))
+                   .stagesRotationInLds);
+}
+
+TEST(Tiling, UnsupportedSpecsAreNamed) {
+  auto message = [](const char *text) { return checkRotateQuantSupported(spec(text)).message(); };
+  EXPECT_TRUE(checkRotateQuantSupported(spec("rotate_quant:K=16384,RS=256,M=256")).ok());
+  EXPECT_NE(message("rotate_quant:K=4160,M=1").find("K=4160"), std::string::npos);
+  EXPECT_NE(message("rotate_quant:K=32768,M=1").find("K=32768"), std::string::npos);
+  EXPECT_NE(message("rotate_quant:K=4096,fmt=fp8_e4m3").find("fmt=fp8_e4m3"), std::string::npos);
+  EXPECT_NE(message("rotate_quant:K=4096,RS=32,rot=hadamard_butterfly").find("hadamard_butterfly"),
+            std::string::npos);
+  EXPECT_NE(message("rotate_quant:K=4096,round=sr").find("round=sr"), std::string::npos);
+  EXPECT_NE(message("quant_weight:K=4096,N=16").find("quant_weight"), std::string::npos);
+}
+
+} // namespace
+} // namespace mxf
