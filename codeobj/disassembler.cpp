@@ -2,6 +2,7 @@
 
 #include "codeobj/disassembler.h"
 
+#include "codeobj/decode_guards.h"
 #include "codeobj/hsaco_reader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -89,20 +90,18 @@ Result<std::unique_ptr<Disassembler>> Disassembler::create() {
   if (impl->subtarget->getCPU() != kCpu)
     return R::failure("this LLVM does not know the CPU gfx950");
   impl->context = std::make_unique<llvm::MCContext>(impl->triple, impl->asmInfo.get(),
-                                                    impl->registers.get(),
-                                                    impl->subtarget.get());
+                                                    impl->registers.get(), impl->subtarget.get());
   impl->disassembler.reset(target->createMCDisassembler(*impl->subtarget, *impl->context));
-  impl->printer.reset(target->createMCInstPrinter(impl->triple,
-                                                  impl->asmInfo->getAssemblerDialect(),
-                                                  *impl->asmInfo, *impl->instrInfo,
-                                                  *impl->registers));
+  impl->printer.reset(
+      target->createMCInstPrinter(impl->triple, impl->asmInfo->getAssemblerDialect(),
+                                  *impl->asmInfo, *impl->instrInfo, *impl->registers));
   if (!impl->disassembler || !impl->printer)
     return R::failure("AMDGPU: no disassembler or instruction printer in this LLVM");
   return std::unique_ptr<Disassembler>(new Disassembler(std::move(impl)));
 }
 
-Result<std::vector<DecodedInstruction>>
-Disassembler::disassemble(llvm::ArrayRef<uint8_t> code, uint64_t address) const {
+Result<std::vector<DecodedInstruction>> Disassembler::disassemble(llvm::ArrayRef<uint8_t> code,
+                                                                  uint64_t address) const {
   using R = Result<std::vector<DecodedInstruction>>;
   // LLVM 22's AMDGPU decoder crashes (a null comment stream in errOperand)
   // when an instruction's 32-bit literal is cut off by the end of the buffer
@@ -120,27 +119,33 @@ Disassembler::disassemble(llvm::ArrayRef<uint8_t> code, uint64_t address) const 
     std::string comments;
     llvm::raw_string_ostream commentStream(comments);
     const llvm::ArrayRef<uint8_t> rest = code.drop_front(offset);
-    const auto status = impl_->disassembler->getInstruction(
-        inst, size, llvm::ArrayRef(padded).drop_front(offset), address + offset, commentStream);
+    const llvm::ArrayRef<uint8_t> window = llvm::ArrayRef(padded).drop_front(offset);
     const std::string where = "the instruction at offset 0x" + llvm::utohexstr(offset) +
                               " (address 0x" + llvm::utohexstr(address + offset) + ", bytes " +
                               hexBytes(rest.take_front(8)) + ")";
+    if (Status guard = checkBeforeDecode(window); !guard.ok())
+      return R::failure("cannot decode " + where + ": " + guard.message());
+    const auto status =
+        impl_->disassembler->getInstruction(inst, size, window, address + offset, commentStream);
     // SoftFail decodes with "unpredictable" bits set: for an emulator that is
     // as bad as no decode at all.
     if (status != llvm::MCDisassembler::Success || size == 0)
-      return R::failure("cannot decode " + where +
-                        (status == llvm::MCDisassembler::SoftFail ? ": unpredictable encoding"
-                                                                 : ""));
+      return R::failure(
+          "cannot decode " + where +
+          (status == llvm::MCDisassembler::SoftFail ? ": unpredictable encoding" : ""));
     if (size > rest.size())
-      return R::failure("cannot decode " + where + ": truncated, it needs " +
-                        std::to_string(size) + " bytes and " + std::to_string(rest.size()) +
-                        " remain");
+      return R::failure("cannot decode " + where + ": truncated, it needs " + std::to_string(size) +
+                        " bytes and " + std::to_string(rest.size()) + " remain");
     DecodedInstruction decoded;
     decoded.offset = offset;
     decoded.address = address + offset;
     decoded.size = static_cast<unsigned>(size);
     decoded.opcode = inst.getOpcode();
     decoded.opcodeName = impl_->instrInfo->getName(inst.getOpcode()).str();
+    if (Status guard = checkBeforePrint(inst, decoded.opcodeName, rest.take_front(size),
+                                        *impl_->instrInfo, *impl_->registers, *impl_->subtarget);
+        !guard.ok())
+      return R::failure("cannot decode " + where + ": " + guard.message());
     llvm::raw_string_ostream text(decoded.text);
     impl_->printer->printInst(&inst, address + offset, "", *impl_->subtarget, text);
     decoded.text = llvm::StringRef(decoded.text).trim().str();

@@ -36,10 +36,10 @@ struct DecodedOperand {
 };
 
 struct DecodedInstruction {
-  uint64_t offset = 0;  // from the start of the decoded range
-  uint64_t address = 0; // offset + the range's address
-  unsigned size = 0;    // bytes: 4, 8 or 16 (a scaled MFMA is one 16-byte instruction)
-  unsigned opcode = 0;  // MC opcode number (build-specific; prefer opcodeName)
+  uint64_t offset = 0;    // from the start of the decoded range
+  uint64_t address = 0;   // offset + the range's address
+  unsigned size = 0;      // bytes: 4, 8 or 16 (a scaled MFMA is one 16-byte instruction)
+  unsigned opcode = 0;    // MC opcode number (build-specific; prefer opcodeName)
   std::string opcodeName; // MCInstrInfo::getName, e.g. "V_MFMA_F32_16X16X32_BF16_e64_gfx940"
   std::string mnemonic;   // first word of `text`, e.g. "v_mfma_f32_16x16x32_bf16"
   std::string text;       // MCInstPrinter output, e.g. "v_mfma_f32_16x16x32_bf16 a[0:3], ..."

@@ -75,10 +75,9 @@ Result<ElfImage> ElfImage::open(llvm::ArrayRef<uint8_t> bytes) {
     return fail<ElfImage>("ELF machine is " + llvm::Twine(unsigned(header.e_machine)) +
                           ", not AMDGPU (EM_AMDGPU = 224)");
   if (header.e_type != ELF::ET_DYN)
-    return fail<ElfImage>(
-        "ELF type is " + llvm::Twine(unsigned(header.e_type)) +
-        (header.e_type == ELF::ET_REL ? " (a relocatable object)" : "") +
-        ", not a linked code object (ET_DYN): link it first with ld.lld -shared");
+    return fail<ElfImage>("ELF type is " + llvm::Twine(unsigned(header.e_type)) +
+                          (header.e_type == ELF::ET_REL ? " (a relocatable object)" : "") +
+                          ", not a linked code object (ET_DYN): link it first with ld.lld -shared");
   Result<unsigned> version = codeObjectVersionOf(header.e_ident[ELF::EI_ABIVERSION]);
   if (!version.ok())
     return version.status();
@@ -132,9 +131,9 @@ Result<SymbolBytes> ElfImage::symbolBytes(const Sym &symbol, llvm::StringRef nam
   const uint64_t start = sec.sh_addr, end = sec.sh_addr + sec.sh_size;
   if (sec.sh_type == ELF::SHT_NOBITS || end < start || symbol.st_value < start ||
       symbol.st_value > end || symbol.st_size > end - symbol.st_value)
-    return fail<SymbolBytes>("symbol '" + name + "' [" + hex(symbol.st_value) + ", +" +
-                             llvm::Twine(symbol.st_size) + ") lies outside the contents of its section [" +
-                             hex(start) + ", " + hex(end) + ")");
+    return fail<SymbolBytes>(
+        "symbol '" + name + "' [" + hex(symbol.st_value) + ", +" + llvm::Twine(symbol.st_size) +
+        ") lies outside the contents of its section [" + hex(start) + ", " + hex(end) + ")");
   auto contents = elf().getSectionContents(sec);
   if (!contents)
     return fail<SymbolBytes>("symbol '" + name + "': " + llvm::toString(contents.takeError()));
@@ -191,8 +190,8 @@ Result<llvm::ArrayRef<uint8_t>> ElfImage::bytesAt(uint64_t address, uint64_t siz
     return fail<llvm::ArrayRef<uint8_t>>(llvm::toString(sections.takeError()));
   for (const Shdr &section : *sections) {
     const uint64_t start = section.sh_addr, end = section.sh_addr + section.sh_size;
-    if (!(section.sh_flags & ELF::SHF_ALLOC) || section.sh_type == ELF::SHT_NOBITS ||
-        end < start || address < start || address >= end)
+    if (!(section.sh_flags & ELF::SHF_ALLOC) || section.sh_type == ELF::SHT_NOBITS || end < start ||
+        address < start || address >= end)
       continue;
     if (code && !(section.sh_flags & ELF::SHF_EXECINSTR))
       return fail<llvm::ArrayRef<uint8_t>>("address " + hex(address) +

@@ -27,9 +27,9 @@ namespace mxf::codeobj {
 /// A defined symbol and the file bytes it covers.
 struct SymbolBytes {
   std::string name;
-  uint64_t address = 0; // st_value: a virtual address in a linked object
-  uint64_t size = 0;    // st_size
-  uint8_t type = 0;     // STT_FUNC, STT_OBJECT, ...
+  uint64_t address = 0;          // st_value: a virtual address in a linked object
+  uint64_t size = 0;             // st_size
+  uint8_t type = 0;              // STT_FUNC, STT_OBJECT, ...
   llvm::ArrayRef<uint8_t> bytes; // [address, address + size) in the file
 };
 

@@ -53,8 +53,8 @@ Result<KernelImage> locateKernel(const ElfImage &elf, KernelMetadata metadata) {
 
   // Unsigned arithmetic: a damaged offset may wrap, which the section lookup
   // below then rejects (signed overflow would be undefined).
-  kernel.codeAddress = kernel.descriptorAddress +
-                       static_cast<uint64_t>(kernel.descriptor.kernelCodeEntryByteOffset);
+  kernel.codeAddress =
+      kernel.descriptorAddress + static_cast<uint64_t>(kernel.descriptor.kernelCodeEntryByteOffset);
   Result<SymbolBytes> function = elf.findSymbol(name);
   if (!function.ok())
     return Result<KernelImage>::failure("kernel '" + name + "': code: " + function.error());
@@ -93,8 +93,8 @@ Result<CodeObjectImage> readCodeObject(llvm::ArrayRef<uint8_t> hsaco) {
   for (KernelMetadata &kernelMetadata : metadata.value().kernels) {
     // Kernels are looked up by name (runtime, bundles, this API).
     if (!names.insert(kernelMetadata.info.name).second)
-      return Result<CodeObjectImage>::failure("two kernels are named '" +
-                                            kernelMetadata.info.name + "'");
+      return Result<CodeObjectImage>::failure("two kernels are named '" + kernelMetadata.info.name +
+                                              "'");
     Result<KernelImage> kernel = locateKernel(elf.value(), std::move(kernelMetadata));
     if (!kernel.ok())
       return kernel.status();
@@ -124,9 +124,9 @@ Result<KernelDescriptor> readKernelDescriptor(llvm::ArrayRef<uint8_t> hsaco,
       return kernel.descriptor;
     known += (known.empty() ? "" : ", ") + kernel.info.name;
   }
-  return Result<KernelDescriptor>::failure("no kernel named '" + kernelName.str() +
-                                           "' (the code object has: " +
-                                           (known.empty() ? "none" : known) + ")");
+  return Result<KernelDescriptor>::failure(
+      "no kernel named '" + kernelName.str() +
+      "' (the code object has: " + (known.empty() ? "none" : known) + ")");
 }
 
 } // namespace mxf::codeobj

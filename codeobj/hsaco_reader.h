@@ -30,17 +30,17 @@ namespace mxf::codeobj {
 /// One kernel, located. The byte views point into the caller's buffer.
 struct KernelImage {
   KernelInfo info;
-  std::string descriptorSymbol;  // `.symbol`, e.g. "k.kd"
+  std::string descriptorSymbol;   // `.symbol`, e.g. "k.kd"
   uint64_t descriptorAddress = 0; // virtual address of the descriptor
   KernelDescriptor descriptor;
-  uint64_t codeAddress = 0;       // descriptor address + entry byte offset
-  llvm::ArrayRef<uint8_t> code;   // the kernel's function symbol's bytes
+  uint64_t codeAddress = 0;     // descriptor address + entry byte offset
+  llvm::ArrayRef<uint8_t> code; // the kernel's function symbol's bytes
 };
 
 struct CodeObjectImage {
-  std::string target;             // `amdhsa.target`, e.g. amdgcn-amd-amdhsa--gfx950
-  unsigned codeObjectVersion = 0; // 5 or 6
-  unsigned machine = 0;           // EF_AMDGPU_MACH_* of e_flags (0x04f: gfx950)
+  std::string target;               // `amdhsa.target`, e.g. amdgcn-amd-amdhsa--gfx950
+  unsigned codeObjectVersion = 0;   // 5 or 6
+  unsigned machine = 0;             // EF_AMDGPU_MACH_* of e_flags (0x04f: gfx950)
   std::vector<KernelImage> kernels; // in metadata order
 };
 

@@ -54,8 +54,8 @@ llvm::StringRef familyName(InstructionFamily family) {
 
 const std::array<InstructionFamily, kNumInstructionFamilies> &allFamilies() {
   static const std::array<InstructionFamily, kNumInstructionFamilies> families = {
-      InstructionFamily::Salu,   InstructionFamily::Valu,      InstructionFamily::Vmem,
-      InstructionFamily::Smem,   InstructionFamily::Lds,       InstructionFamily::Mfma,
+      InstructionFamily::Salu,      InstructionFamily::Valu,   InstructionFamily::Vmem,
+      InstructionFamily::Smem,      InstructionFamily::Lds,    InstructionFamily::Mfma,
       InstructionFamily::CvtScaled, InstructionFamily::Branch, InstructionFamily::Scratch,
       InstructionFamily::Other};
   return families;
@@ -78,9 +78,9 @@ InstructionFamily classifyMnemonic(llvm::StringRef m) {
     return InstructionFamily::Smem;
   if (m == "s_branch" || startsWithAny(m, {"s_cbranch", "s_setpc", "s_swappc", "s_call"}))
     return InstructionFamily::Branch;
-  for (llvm::StringRef name : {"s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_sleep",
-                               "s_sethalt", "s_trap", "s_setprio", "s_sendmsg", "s_sendmsghalt",
-                               "s_icache_inv", "s_ttracedata", "s_code_end"})
+  for (llvm::StringRef name :
+       {"s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_sleep", "s_sethalt", "s_trap",
+        "s_setprio", "s_sendmsg", "s_sendmsghalt", "s_icache_inv", "s_ttracedata", "s_code_end"})
     if (isWordOrSuffixed(m, name))
       return InstructionFamily::Other;
   if (m.starts_with("s_"))

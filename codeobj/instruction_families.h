@@ -70,9 +70,7 @@ InstructionFamily classifyInstruction(const DecodedInstruction &instruction,
 struct FamilyHistogram {
   std::array<size_t, kNumInstructionFamilies> counts{};
   size_t &operator[](InstructionFamily family) { return counts[static_cast<size_t>(family)]; }
-  size_t operator[](InstructionFamily family) const {
-    return counts[static_cast<size_t>(family)];
-  }
+  size_t operator[](InstructionFamily family) const { return counts[static_cast<size_t>(family)]; }
   size_t total() const;
 };
 

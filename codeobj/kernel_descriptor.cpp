@@ -52,8 +52,7 @@ KernelDescriptor decodeKernelDescriptor(llvm::ArrayRef<uint8_t> bytes) {
 
   const uint32_t rsrc1 = kd.computePgmRsrc1;
   kd.granulatedWorkitemVgprCount = GET(rsrc1, COMPUTE_PGM_RSRC1_GRANULATED_WORKITEM_VGPR_COUNT);
-  kd.granulatedWavefrontSgprCount =
-      GET(rsrc1, COMPUTE_PGM_RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT);
+  kd.granulatedWavefrontSgprCount = GET(rsrc1, COMPUTE_PGM_RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT);
   kd.priority = GET(rsrc1, COMPUTE_PGM_RSRC1_PRIORITY);
   kd.floatRoundMode32 = GET(rsrc1, COMPUTE_PGM_RSRC1_FLOAT_ROUND_MODE_32);
   kd.floatRoundMode16_64 = GET(rsrc1, COMPUTE_PGM_RSRC1_FLOAT_ROUND_MODE_16_64);
@@ -90,8 +89,7 @@ KernelDescriptor decodeKernelDescriptor(llvm::ArrayRef<uint8_t> bytes) {
       GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER);
   kd.enableSgprDispatchPtr = GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR);
   kd.enableSgprQueuePtr = GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR);
-  kd.enableSgprKernargSegmentPtr =
-      GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR);
+  kd.enableSgprKernargSegmentPtr = GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR);
   kd.enableSgprDispatchId = GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_ID);
   kd.enableSgprFlatScratchInit = GET(props, KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT);
   kd.enableSgprPrivateSegmentSize =
@@ -108,8 +106,8 @@ KernelDescriptor decodeKernelDescriptor(llvm::ArrayRef<uint8_t> bytes) {
 #undef GET
 
 uint32_t KernelDescriptor::enabledUserSgprs() const {
-  return 4 * enableSgprPrivateSegmentBuffer + 2 * enableSgprDispatchPtr +
-         2 * enableSgprQueuePtr + 2 * enableSgprKernargSegmentPtr + 2 * enableSgprDispatchId +
+  return 4 * enableSgprPrivateSegmentBuffer + 2 * enableSgprDispatchPtr + 2 * enableSgprQueuePtr +
+         2 * enableSgprKernargSegmentPtr + 2 * enableSgprDispatchId +
          2 * enableSgprFlatScratchInit + enableSgprPrivateSegmentSize + kernargPreloadLength;
 }
 

@@ -21,23 +21,23 @@ constexpr unsigned kKernelDescriptorSize = 64;
 
 struct KernelDescriptor {
   // Raw words, little-endian in the file.
-  uint32_t groupSegmentFixedSize = 0;   // +0: static LDS bytes
-  uint32_t privateSegmentFixedSize = 0; // +4: scratch bytes per work-item
-  uint32_t kernargSize = 0;             // +8
+  uint32_t groupSegmentFixedSize = 0;    // +0: static LDS bytes
+  uint32_t privateSegmentFixedSize = 0;  // +4: scratch bytes per work-item
+  uint32_t kernargSize = 0;              // +8
   int64_t kernelCodeEntryByteOffset = 0; // +16: code start minus descriptor address
-  uint32_t computePgmRsrc3 = 0;         // +44
-  uint32_t computePgmRsrc1 = 0;         // +48
-  uint32_t computePgmRsrc2 = 0;         // +52
-  uint16_t kernelCodeProperties = 0;    // +56
-  uint16_t kernargPreload = 0;          // +58
+  uint32_t computePgmRsrc3 = 0;          // +44
+  uint32_t computePgmRsrc1 = 0;          // +48
+  uint32_t computePgmRsrc2 = 0;          // +52
+  uint16_t kernelCodeProperties = 0;     // +56
+  uint16_t kernargPreload = 0;           // +58
 
   // COMPUTE_PGM_RSRC1.
   uint32_t granulatedWorkitemVgprCount = 0;  // blocks of 8 (gfx90a+), minus one
   uint32_t granulatedWavefrontSgprCount = 0; // blocks of 8 on gfx9, minus one
   uint32_t priority = 0;
-  uint32_t floatRoundMode32 = 0;    // 0 = round to nearest even
+  uint32_t floatRoundMode32 = 0; // 0 = round to nearest even
   uint32_t floatRoundMode16_64 = 0;
-  uint32_t floatDenormMode32 = 0;   // 3 = keep denormals (no flush)
+  uint32_t floatDenormMode32 = 0; // 3 = keep denormals (no flush)
   uint32_t floatDenormMode16_64 = 0;
   bool priv = false;
   bool dx10Clamp = false;

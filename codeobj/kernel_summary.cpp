@@ -16,8 +16,8 @@ std::vector<std::string> warningsFor(const KernelSummary &summary) {
   // write (a private array, or the register allocator giving up).
   if (info.scratchBytes > 0 || summary.scratchInstructions > 0)
     warnings.push_back("scratch in use: " + std::to_string(info.scratchBytes) +
-                       " bytes per work-item, " +
-                       std::to_string(summary.scratchInstructions) + " scratch instructions");
+                       " bytes per work-item, " + std::to_string(summary.scratchInstructions) +
+                       " scratch instructions");
   if (info.vgprSpillCount > 0 || info.sgprSpillCount > 0)
     warnings.push_back("spills: " + std::to_string(info.vgprSpillCount) + " VGPRs, " +
                        std::to_string(info.sgprSpillCount) + " SGPRs");
@@ -63,8 +63,8 @@ Result<CodeObjectSummary> summarizeCodeObject(llvm::ArrayRef<uint8_t> hsaco,
       ++out.histogram[family];
     }
     out.scratchInstructions = out.histogram[InstructionFamily::Scratch];
-    out.occupancy = computeOccupancy(
-        {info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
+    out.occupancy =
+        computeOccupancy({info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
     out.warnings = warningsFor(out);
     summary.kernels.push_back(std::move(out));
   }

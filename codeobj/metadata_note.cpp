@@ -42,8 +42,7 @@ const char *kindName(msgpack::Type kind) {
 /// (e.g. "amdhsa.kernels[0] 'k'") and the key in its message.
 class FieldReader {
 public:
-  FieldReader(msgpack::MapDocNode map, std::string where)
-      : map_(map), where_(std::move(where)) {}
+  FieldReader(msgpack::MapDocNode map, std::string where) : map_(map), where_(std::move(where)) {}
 
   bool u32(llvm::StringRef key, uint32_t &out, bool required = true) {
     msgpack::DocNode *node = find(key, required);
@@ -192,9 +191,9 @@ Result<CodeObjectMetadata> parseMetadataNote(llvm::StringRef blob) {
   if (!kernels)
     return Result<CodeObjectMetadata>::failure(top.error());
   if (!kernels->isArray())
-    return Result<CodeObjectMetadata>::failure(
-        std::string("metadata note: 'amdhsa.kernels' is ") + kindName(kernels->getKind()) +
-        ", expected an array");
+    return Result<CodeObjectMetadata>::failure(std::string("metadata note: 'amdhsa.kernels' is ") +
+                                               kindName(kernels->getKind()) +
+                                               ", expected an array");
   size_t index = 0;
   for (msgpack::DocNode &node : kernels->getArray()) {
     Result<KernelMetadata> kernel =

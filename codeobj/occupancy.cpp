@@ -36,8 +36,7 @@ uint32_t wavesPerSimdFor(uint32_t workgroups, uint32_t wavesPerWorkgroup) {
   // 64-bit: a damaged note can pair a 1-byte LDS size with a huge workgroup.
   const uint64_t wavesPerCu = uint64_t(workgroups) * wavesPerWorkgroup;
   const uint64_t perSimd = (wavesPerCu + L::kSimdsPerCu - 1) / L::kSimdsPerCu;
-  return static_cast<uint32_t>(
-      std::clamp<uint64_t>(perSimd, 1, L::kMaxWavesPerSimd));
+  return static_cast<uint32_t>(std::clamp<uint64_t>(perSimd, 1, L::kMaxWavesPerSimd));
 }
 
 } // namespace
@@ -67,8 +66,8 @@ Occupancy computeOccupancy(const OccupancyInput &input) {
     result.workgroupsPerCu = std::min(bySlots, byLdsGroups);
   }
 
-  result.wavesPerSimd = std::min({result.byVgpr, result.bySgpr, result.byLds,
-                                  result.byWorkgroup, L::kMaxWavesPerSimd});
+  result.wavesPerSimd = std::min(
+      {result.byVgpr, result.bySgpr, result.byLds, result.byWorkgroup, L::kMaxWavesPerSimd});
   if (result.wavesPerSimd < L::kMaxWavesPerSimd) {
     if (result.byVgpr == result.wavesPerSimd)
       result.limits |= kLimitVgpr;

@@ -61,7 +61,7 @@ struct Occupancy {
   uint32_t byVgpr = 0;
   uint32_t bySgpr = 0;
   uint32_t byLds = 0;
-  uint32_t byWorkgroup = 0;   // wave slots and barriers alone (no LDS)
+  uint32_t byWorkgroup = 0; // wave slots and barriers alone (no LDS)
   uint32_t wavesPerWorkgroup = 0;
   uint32_t workgroupsPerCu = 0; // as limited by LDS and the workgroup size
   unsigned limits = kLimitNone; // every factor equal to wavesPerSimd, when below 8

@@ -58,7 +58,6 @@ template <unsigned N> S mfmaBf16(Wave &w, const Instruction &in) {
   if (a.count != 4 || b.count != 4 || in.dst().count != regs)
     return S::failure("unexpected MFMA operand sizes");
   // A[i][k], B[k][j] as floats (bf16 items t of a lane: VGPR t/2, half t%2).
-  const unsigned groups = kWaveSize / N; // lane groups along K: 4 or 2
   std::vector<double> A(N * shape.k), B(shape.k * N);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const unsigned row = l % N, g = l / N;
@@ -70,7 +69,6 @@ template <unsigned N> S mfmaBf16(Wave &w, const Instruction &in) {
       B[k * N + row] = bf16ToF32(bv);
     }
   }
-  (void)groups;
   std::vector<float> C;
   readAccumulator(w, c, regs, C);
   std::vector<double> terms(shape.k);

@@ -228,6 +228,18 @@ S sBrevB32(Wave &w, const Instruction &in) {
   writeScalar32(w, in.dst(), r);
   return S::success();
 }
+// s_bitset0/1_b32 sdst, ssrc0: D[S0[4:0]] = 0 / 1, the other bits of sdst
+// kept (sdst is read as well as written).
+S sBitset0B32(Wave &w, const Instruction &in) {
+  const uint32_t d = readScalar32(w, in.dst()) & ~(1u << (a32(w, in) & 31));
+  writeScalar32(w, in.dst(), d);
+  return S::success();
+}
+S sBitset1B32(Wave &w, const Instruction &in) {
+  const uint32_t d = readScalar32(w, in.dst()) | (1u << (a32(w, in) & 31));
+  writeScalar32(w, in.dst(), d);
+  return S::success();
+}
 S sBcnt1B32(Wave &w, const Instruction &in) {
   const uint32_t d = uint32_t(__builtin_popcount(a32(w, in)));
   writeScalar32(w, in.dst(), d);
@@ -436,6 +448,8 @@ void registerSalu(OpRegistry &r) {
   r.add("s_not_b32", sNotB32);
   r.add("s_not_b64", sNotB64);
   r.add("s_brev_b32", sBrevB32);
+  r.add("s_bitset0_b32", sBitset0B32);
+  r.add("s_bitset1_b32", sBitset1B32);
   r.add("s_bcnt1_i32_b32", sBcnt1B32);
   r.add("s_bcnt1_i32_b64", sBcnt1B64);
   r.add("s_bcnt0_i32_b32", sBcnt0B32);

@@ -40,6 +40,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <functional>
+#include <optional>
 
 namespace mxf {
 namespace {
@@ -109,9 +110,9 @@ public:
         b, arith::MulIOp::create(b, mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
                                  idx(tiling.wavesPerWorkgroup)),
         wave);
-    Value rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
+    rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
     row = arith::AddIOp::create(b, arith::MulIOp::create(b, rowTile, idx(kTileRows)), token);
-    Value mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
+    mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
     rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
@@ -131,10 +132,34 @@ public:
     // Waves past the last unit (K/unit not a multiple of the wave count) exit.
     Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
     ifThen(unitValid, [&] {
-      if (spec.RS == 0)
-        emitPlainUnit(unit);
-      else
-        emitRotatedUnit(unit);
+      auto work = [&] {
+        if (spec.RS == 0)
+          emitPlainUnit(unit);
+        else
+          emitRotatedUnit(unit);
+      };
+      if (!tiling.fillsScalePadding)
+        return work();
+      // A 16-row tile wholly past M (the a4w4 padding up to pad256(M)) only
+      // writes padding scale bytes; it computes nothing.
+      Value tileStart = mul(rowTile, idx(kTileRows));
+      auto branch = mlir::scf::IfOp::create(b, cmp(arith::CmpIPredicate::uge, tileStart, mIndex),
+                                            /*withElseRegion=*/true);
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      emitPaddingOnlyUnit(unit);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      work();
+    });
+  }
+
+  /// The scale bytes of one unit's blocks for rows in [M, pad256(M)).
+  void emitPaddingOnlyUnit(Value unit) {
+    const int blocks = tiling.channelsPerUnit / 32;
+    ifThen(arith::AndIOp::create(b, rowInPadding, isGroupZero), [&] {
+      Value pad = arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte);
+      for (int blk = 0; blk < blocks; ++blk)
+        storeScale(add(mul(unit, idx(blocks)), idx(blk)), pad);
     });
   }
 
@@ -262,9 +287,15 @@ private:
     const int chunks = rs / kMfmaBf16ChunkK;
     Value blockBase = mul(unit, idx(rs));
     Value groupChannel = mul(group, idx(8)); // 8(l/16): this lane's first input channel
+    // A gathered learned_per_block operand costs 8 loads; with every chunk of
+    // a large block in flight at once that is >128 VGPRs. Those kernels walk
+    // the chunks in a loop instead (same ascending order, one chunk's loads
+    // live at a time) and reload x per chunk from the cache.
+    const bool loopChunks = spec.rot == RotationKind::LearnedPerBlock && rs >= 128;
     llvm::SmallVector<Value, 8> xChunks;
-    for (int c = 0; c < chunks; ++c)
-      xChunks.push_back(loadX8(add(blockBase, add(idx(c * 32), groupChannel))));
+    if (!loopChunks)
+      for (int c = 0; c < chunks; ++c)
+        xChunks.push_back(loadX8(add(blockBase, add(idx(c * 32), groupChannel))));
     Value tokenInTile = arith::RemUIOp::create(b, lane, idx(kTileRows));
     auto zero = arith::ConstantOp::create(
         b, mlir::DenseElementsAttr::get(mlir::VectorType::get({4}, b.getF32Type()), 0.0f));
@@ -278,23 +309,85 @@ private:
         hadamard[tile][0] = hadamardOperand(groupChannel, add(idx(tile * 16), tokenInTile));
         hadamard[tile][1] = negateBf16(hadamard[tile][0]);
       }
-    for (int outBlock = 0; outBlock < rs / 32; ++outBlock) {
+    // One output block: two MFMA chains over the input chunks, then quantize.
+    // `outBlock` is a Value so that the same code serves the unrolled form
+    // and the loop; `outBlockConst` is its value when known at build time.
+    auto emitOutputBlock = [&](Value outBlock, std::optional<int> outBlockConst) {
       Value tiles[2];
+      if (loopChunks) {
+        emitChunkLoop(unit, blockBase, groupChannel, outBlock, tokenInTile, zero, tiles);
+        Value scaleBlock = add(mul(unit, idx(rs / 32)), outBlock);
+        emitQuantizeBlock(scaleBlock, tiles[0], tiles[1]);
+        return;
+      }
       for (int tile = 0; tile < 2; ++tile) {
-        Value out0 = idx(outBlock * 32 + tile * 16);
+        Value out0 = add(mul(outBlock, idx(32)), idx(tile * 16));
         Value out = add(out0, tokenInTile);
         Value acc = zero;
         for (int c = 0; c < chunks; ++c) {
-          Value a = spec.rot == RotationKind::Hadamard
-                        ? hadamard[tile][__builtin_popcount(unsigned(c & outBlock)) & 1]
-                        : rotationOperand(unit, add(idx(c * 32), groupChannel), out, out0);
+          Value a;
+          if (spec.rot != RotationKind::Hadamard)
+            a = rotationOperand(unit, add(idx(c * 32), groupChannel), out, out0);
+          else if (outBlockConst)
+            a = hadamard[tile][__builtin_popcount(unsigned(c & *outBlockConst)) & 1];
+          else
+            a = mlir::arith::SelectOp::create(b, chunkSignFlipped(c, outBlock),
+                                              hadamard[tile][1], hadamard[tile][0]);
           acc = mlir::amdgpu::MFMAOp::create(b, acc.getType(), 16, 16, 32, 1, a, xChunks[c], acc);
         }
         tiles[tile] = acc;
       }
-      Value scaleBlock = add(mul(unit, idx(rs / 32)), idx(outBlock));
+      Value scaleBlock = add(mul(unit, idx(rs / 32)), outBlock);
       emitQuantizeBlock(scaleBlock, tiles[0], tiles[1]);
+    };
+    // Up to two output blocks are unrolled. Larger blocks loop, so that the
+    // register allocator sees one block's accumulators and operands live at a
+    // time instead of all of them (RS=256 unrolled needs ~94-150 VGPRs).
+    if (rs / 32 <= 2) {
+      for (int outBlock = 0; outBlock < rs / 32; ++outBlock)
+        emitOutputBlock(idx(outBlock), outBlock);
+      return;
     }
+    auto loop = mlir::scf::ForOp::create(b, idx(0), idx(rs / 32), idx(1));
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    emitOutputBlock(loop.getInductionVar(), std::nullopt);
+  }
+
+  /// Both tiles' MFMA chains of one output block as an scf.for over the
+  /// input chunks (ascending), accumulators carried as iter_args.
+  void emitChunkLoop(Value unit, Value blockBase, Value groupChannel, Value outBlock,
+                     Value tokenInTile, Value zero, Value (&tiles)[2]) {
+    const int chunks = spec.RS / kMfmaBf16ChunkK;
+    auto loop = mlir::scf::ForOp::create(b, idx(0), idx(chunks), idx(1),
+                                         mlir::ValueRange{zero, zero});
+    {
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value c = loop.getInductionVar();
+      Value in0 = add(mul(c, idx(32)), groupChannel);
+      Value xChunk = loadX8(add(blockBase, in0));
+      llvm::SmallVector<Value, 2> next;
+      for (int tile = 0; tile < 2; ++tile) {
+        Value out0 = add(mul(outBlock, idx(32)), idx(tile * 16));
+        Value a = rotationOperand(unit, in0, add(out0, tokenInTile), out0);
+        Value acc = loop.getRegionIterArgs()[tile];
+        next.push_back(
+            mlir::amdgpu::MFMAOp::create(b, acc.getType(), 16, 16, 32, 1, a, xChunk, acc));
+      }
+      mlir::scf::YieldOp::create(b, next);
+    }
+    tiles[0] = loop.getResult(0);
+    tiles[1] = loop.getResult(1);
+  }
+
+  /// parity(c & outBlock) as i1: whether the Hadamard chunk (c, outBlock)
+  /// uses the negated operand.
+  Value chunkSignFlipped(int c, Value outBlock) {
+    Value ob = arith::IndexCastOp::create(b, b.getI32Type(), outBlock);
+    Value common = arith::AndIOp::create(b, ob, i32(c));
+    Value parity = arith::AndIOp::create(b, mlir::math::CtPopOp::create(b, common), i32(1));
+    return cmp(arith::CmpIPredicate::ne, parity, i32(0));
   }
 
   /// No rotation: 8 scale blocks of 16 tokens; each lane loads the channels
@@ -397,7 +490,7 @@ private:
   const KernelTiling &tiling;
   const KernelArgTypes &types;
   Value x, r, q, s, m, lds;
-  Value lane, group, row, loadRow, rowValid, rowInPadding, isGroupZero;
+  Value lane, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
 };
 
 } // namespace

@@ -2,6 +2,9 @@
 
 #include "tools/mxforge/cli_support.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 namespace mxf::cli {
 
 llvm::cl::OptionCategory &mxforgeCategory() {
@@ -34,5 +37,28 @@ Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value) {
                                 "' is not a decimal integer");
   return parsed;
 }
+
+/// NAME=FILE values of a repeatable flag; names are unique.
+Result<std::vector<NamedFile>> parseNamedFiles(llvm::StringRef flag,
+                                               const std::vector<std::string> &values) {
+  std::vector<NamedFile> files;
+  for (const std::string &value : values) {
+    auto [name, path] = llvm::StringRef(value).split('=');
+    auto isNameChar = [](char c) { return llvm::isLower(c) || llvm::isDigit(c) || c == '_'; };
+    if (name.empty() || path.empty() || !llvm::all_of(name, isNameChar))
+      return Result<std::vector<NamedFile>>::failure(
+          "--" + flag.str() + " '" + value +
+          "': expected NAME=FILE with a lowercase array name, "
+          "e.g. --" +
+          flag.str() + " x=x.npy");
+    for (const NamedFile &earlier : files)
+      if (earlier.name == name)
+        return Result<std::vector<NamedFile>>::failure("--" + flag.str() + " names array '" +
+                                                       name.str() + "' twice");
+    files.push_back({name.str(), path.str()});
+  }
+  return files;
+}
+
 
 } // namespace mxf::cli

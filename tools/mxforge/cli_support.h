@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mxf::cli {
 
@@ -35,6 +36,16 @@ int reportError(llvm::raw_ostream &err, const llvm::Twine &message, int code = k
 Result<uint64_t> parseU64Flag(llvm::StringRef flag, llvm::StringRef value);
 /// A decimal int value of flag `flag`.
 Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value);
+
+/// One NAME=FILE value of --in / --out.
+struct NamedFile {
+  std::string name;
+  std::string path;
+};
+
+/// NAME=FILE values of a repeatable flag; names are lowercase and unique.
+Result<std::vector<NamedFile>> parseNamedFiles(llvm::StringRef flag,
+                                               const std::vector<std::string> &values);
 
 } // namespace mxf::cli
 

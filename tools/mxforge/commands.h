@@ -30,6 +30,7 @@ Subcommand refSubcommand();
 Subcommand demoSubcommand();
 Subcommand compileSubcommand(); // compile_command.cpp (links the compiler)
 Subcommand inspectSubcommand(); // inspect_command.cpp (links codeobj/)
+Subcommand runSubcommand();     // run_command.cpp (compiler + runtime)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);

@@ -181,13 +181,12 @@ int inspectCodeObject(llvm::StringRef path, llvm::ArrayRef<uint8_t> bytes,
   Result<CodeObjectSummary> summary = summarizeCodeObject(bytes, *disassembler.value());
   if (!summary.ok()) {
     out.flush();
-    return reportError(err, "'" + path + "' is not a valid gfx950 code object: " +
-                                summary.error());
+    return reportError(err, "'" + path + "' is not a valid gfx950 code object: " + summary.error());
   }
   const CodeObjectSummary &object = summary.value();
   out << llvm::sys::path::filename(path) << ": code object v" << object.codeObjectVersion
-      << ", target " << object.target << ", "
-      << plural(object.kernels.size(), "kernel", "kernels") << "\n";
+      << ", target " << object.target << ", " << plural(object.kernels.size(), "kernel", "kernels")
+      << "\n";
   for (const KernelSummary &kernel : object.kernels)
     printKernel(kernel, options.disassembly, out);
   out.flush();
@@ -199,8 +198,8 @@ int inspectCodeObject(llvm::StringRef path, llvm::ArrayRef<uint8_t> bytes,
 struct FileKind {
   const char *name;
   bool (*matches)(llvm::ArrayRef<uint8_t> bytes);
-  int (*inspect)(llvm::StringRef path, llvm::ArrayRef<uint8_t> bytes,
-                 const InspectOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+  int (*inspect)(llvm::StringRef path, llvm::ArrayRef<uint8_t> bytes, const InspectOptions &options,
+                 llvm::raw_ostream &out, llvm::raw_ostream &err);
 };
 
 bool isElf(llvm::ArrayRef<uint8_t> bytes) {
@@ -218,8 +217,8 @@ int inspectFile(const std::string &path, const InspectOptions &options, llvm::ra
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
     return reportError(err, "cannot read '" + path + "': " + buffer.getError().message());
-  llvm::ArrayRef<uint8_t> bytes(
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()), (*buffer)->getBufferSize());
+  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+                                (*buffer)->getBufferSize());
   for (const FileKind &kind : kFileKinds)
     if (kind.matches(bytes))
       return kind.inspect(path, bytes, options, out, err);

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mxf::installDefaultSpecFrontend(); // specs compile through dialects/ + templates/
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
-                                    compileSubcommand(), inspectSubcommand()};
+                                    compileSubcommand(), inspectSubcommand(), runSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -66,7 +66,8 @@ int main(int argc, char **argv) {
       "  mxforge ref --spec SPEC ...   run the CPU reference on .npy arrays\n"
       "  mxforge demo                  quantization quality of the decode set\n"
       "  mxforge compile --spec SPEC   compile a spec to a gfx950 code object\n"
-      "  mxforge inspect FILE.hsaco    registers, occupancy, instruction mix\n\n"
+      "  mxforge inspect FILE.hsaco    registers, occupancy, instruction mix\n"
+      "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
@@ -77,6 +78,6 @@ int main(int argc, char **argv) {
     if (*sub.command)
       return sub.run(llvm::outs(), llvm::errs());
   return reportError(llvm::errs(),
-                     "no subcommand given; use one of spec, ref, demo, compile, inspect (mxforge --help lists them)",
+                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run (mxforge --help lists them)",
                      kExitUsage);
 }

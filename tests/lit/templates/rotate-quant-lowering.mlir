@@ -23,8 +23,10 @@
 // COUNT-LABEL: gpu.func @learned128
 // COUNT: workgroup(%{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>>)
 // COUNT: gpu.barrier
+// COUNT: scf.for
 // COUNT: amdgpu.transpose_load
-// COUNT-COUNT-32: amdgpu.mfma 16x16x32
+// RS=128 loops over its 4 output blocks: one body of 2 tiles x 4 chunks.
+// COUNT-COUNT-8: amdgpu.mfma 16x16x32
 // COUNT-NOT: amdgpu.mfma
 // COUNT: gpu.return
 

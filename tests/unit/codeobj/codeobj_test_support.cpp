@@ -23,8 +23,7 @@ std::string testFile(llvm::StringRef name, llvm::StringRef extension) {
 std::vector<uint8_t> readBytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "cannot open " << path << " (build target codeobj_test_inputs)";
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in),
-                              std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string readText(const std::string &path) {
@@ -78,8 +77,8 @@ std::map<std::string, unsigned> llcOccupancy(llvm::StringRef name) {
   while (std::getline(in, line)) {
     llvm::StringRef text(line);
     // "mfma_cvt:                               ; @mfma_cvt"
-    if (!text.empty() && (llvm::isAlpha(text[0]) || text[0] == '_') &&
-        text.contains(": ") && text.contains("; @"))
+    if (!text.empty() && (llvm::isAlpha(text[0]) || text[0] == '_') && text.contains(": ") &&
+        text.contains("; @"))
       kernel = text.split(':').first.str();
     unsigned waves = 0;
     if (text.consume_front("; Occupancy: ") && !text.trim().getAsInteger(10, waves))

@@ -114,9 +114,8 @@ TEST(HsacoErrors, MissingRequiredKey) {
 
 TEST(HsacoErrors, WrongValueType) {
   // ".wavefront_size" then positive fixint 64 (0x40); 0xc0 is nil.
-  std::vector<uint8_t> bytes =
-      replaceBytes(valid(), llvm::StringRef(".wavefront_size\x40", 16),
-                   llvm::StringRef(".wavefront_size\xc0", 16));
+  std::vector<uint8_t> bytes = replaceBytes(valid(), llvm::StringRef(".wavefront_size\x40", 16),
+                                            llvm::StringRef(".wavefront_size\xc0", 16));
   expectError(bytes, {"'.wavefront_size' is nil, expected an unsigned integer"});
 }
 

@@ -73,10 +73,21 @@ std::vector<Range> structuralRanges(const std::vector<uint8_t> &elf) {
 /// Words that are likely to hit boundaries when they land in a size, an
 /// offset, an index or a count.
 uint64_t interestingValue(Rng &rng, size_t fileSize) {
-  const uint64_t values[] = {0,          1,          0x7f,        0x80,
-                             0xff,       0xffff,     0x7fffffff,  0x80000000,
-                             0xffffffff, fileSize,   fileSize - 1, fileSize + 1,
-                             64,         ~0ull,      0x8000000000000000ull};
+  const uint64_t values[] = {0,
+                             1,
+                             0x7f,
+                             0x80,
+                             0xff,
+                             0xffff,
+                             0x7fffffff,
+                             0x80000000,
+                             0xffffffff,
+                             fileSize,
+                             fileSize - 1,
+                             fileSize + 1,
+                             64,
+                             ~0ull,
+                             0x8000000000000000ull};
   return values[rng.below(std::size(values))];
 }
 
@@ -217,7 +228,8 @@ TEST(HsacoFuzz, DisassemblerOnRandomAndMutatedCode) {
   Rng rng(mxf::testing::testSeed("HsacoFuzz.Disassembler"));
   Result<std::unique_ptr<Disassembler>> disassembler = Disassembler::create();
   ASSERT_TRUE(disassembler.ok()) << disassembler.error();
-  Result<CodeObjectImage> image = readCodeObject(loadHsaco("mfma_cvt"));
+  const std::vector<uint8_t> hsaco = loadHsaco("mfma_cvt"); // the views below point here
+  Result<CodeObjectImage> image = readCodeObject(hsaco);
   ASSERT_TRUE(image.ok()) << image.error();
   std::vector<uint8_t> realCode;
   for (const KernelImage &kernel : image.value().kernels)
@@ -236,7 +248,6 @@ TEST(HsacoFuzz, DisassemblerOnRandomAndMutatedCode) {
       code.resize(rng.below(code.size() + 1));
     }
     const std::vector<uint8_t> exact(code.begin(), code.end());
-    fprintf(stderr, "INPUT %d:", i); for (uint8_t b : exact) fprintf(stderr, " 0x%02x", b); fprintf(stderr, "\n"); fflush(stderr);
     Result<std::vector<DecodedInstruction>> result =
         disassembler.value()->disassemble(exact, 0x1000);
     if (!result.ok()) {

@@ -77,7 +77,7 @@ TEST(HsacoReader, LdsAndWorkgroupSizeAreTheOnesDeclared) {
   ASSERT_EQ(infos.size(), 1u);
   const KernelInfo &k = infos[0];
   EXPECT_EQ(k.name, "lds_reverse");
-  EXPECT_EQ(k.ldsBytes, 16384u * 4); // @tile = [16384 x i32]
+  EXPECT_EQ(k.ldsBytes, 16384u * 4);   // @tile = [16384 x i32]
   EXPECT_EQ(k.maxWorkgroupSize, 256u); // "amdgpu-flat-work-group-size"="256,256"
   EXPECT_EQ(k.codeObjectVersion, 5u);  // module flag amdhsa_code_object_version = 500
   ASSERT_EQ(k.explicitArgCount(), 2u);
@@ -123,8 +123,11 @@ TEST(HsacoReader, StrippedObjectKeepsItsKernels) {
     EXPECT_EQ(full[i].name, stripped[i].name);
     EXPECT_EQ(full[i].vgprCount, stripped[i].vgprCount);
   }
-  Result<CodeObjectImage> a = readCodeObject(loadHsaco("mfma_cvt"));
-  Result<CodeObjectImage> b = readCodeObject(loadHsaco("mfma_cvt_stripped"));
+  // The images' code views point into these buffers.
+  const std::vector<uint8_t> fullBytes = loadHsaco("mfma_cvt");
+  const std::vector<uint8_t> strippedBytes = loadHsaco("mfma_cvt_stripped");
+  Result<CodeObjectImage> a = readCodeObject(fullBytes);
+  Result<CodeObjectImage> b = readCodeObject(strippedBytes);
   ASSERT_TRUE(a.ok() && b.ok());
   for (size_t i = 0; i < a.value().kernels.size(); ++i)
     EXPECT_EQ(a.value().kernels[i].code.size(), b.value().kernels[i].code.size());
@@ -244,7 +247,8 @@ std::map<std::string, std::map<std::string, int64_t>> amdhsaDirectives(llvm::Str
 class DescriptorAgainstLlc : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(DescriptorAgainstLlc, FieldsEqualTheAssemblerDirectives) {
-  Result<CodeObjectImage> image = readCodeObject(loadHsaco(GetParam()));
+  const std::vector<uint8_t> bytes = loadHsaco(GetParam());
+  Result<CodeObjectImage> image = readCodeObject(bytes);
   ASSERT_TRUE(image.ok()) << image.error();
   auto directives = amdhsaDirectives(GetParam());
   ASSERT_EQ(directives.size(), image.value().kernels.size());
@@ -309,7 +313,8 @@ INSTANTIATE_TEST_SUITE_P(CodeObjects, DescriptorAgainstLlc,
                                            "occupancy"));
 
 TEST(HsacoReader, CodeStartsWhereObjdumpPutsTheKernelLabel) {
-  Result<CodeObjectImage> image = readCodeObject(loadHsaco("mfma_cvt"));
+  const std::vector<uint8_t> bytes = loadHsaco("mfma_cvt");
+  Result<CodeObjectImage> image = readCodeObject(bytes);
   ASSERT_TRUE(image.ok()) << image.error();
   std::vector<ObjdumpLine> lines = objdumpListing("mfma_cvt");
   ASSERT_FALSE(lines.empty());

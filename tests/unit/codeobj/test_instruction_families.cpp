@@ -121,7 +121,7 @@ TEST(InstructionFamilies, HistogramsMatchTheSources) {
   EXPECT_EQ(h[F::Vmem], 3u);      // two global loads, one store
   EXPECT_GE(h[F::Smem], 1u);      // the kernel arguments
   EXPECT_EQ(h[F::Lds] + h[F::Scratch] + h[F::Branch], 0u);
-  EXPECT_GE(h[F::Other], 1u);     // s_endpgm at least
+  EXPECT_GE(h[F::Other], 1u); // s_endpgm at least
 
   const KernelSummary *array = findSummary(scratch.value(), "private_array");
   ASSERT_TRUE(array);

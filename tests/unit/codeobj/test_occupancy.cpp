@@ -105,10 +105,9 @@ TEST_P(AgainstLlc, SameWavesAsLlcReports) {
   ASSERT_EQ(llc.size(), infos.value().size());
   for (const KernelInfo &info : infos.value()) {
     ASSERT_TRUE(llc.count(info.name)) << info.name;
-    Occupancy o = computeOccupancy(
-        {info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
-    EXPECT_EQ(o.wavesPerSimd, llc[info.name]) << info.name << ": limited by "
-                                              << o.limitingFactor();
+    Occupancy o =
+        computeOccupancy({info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
+    EXPECT_EQ(o.wavesPerSimd, llc[info.name]) << info.name << ": limited by " << o.limitingFactor();
   }
 }
 
@@ -119,15 +118,14 @@ TEST(Occupancy, TheOccupancyKernelsHitTheirIntendedLimits) {
   Result<std::vector<KernelInfo>> infos = readKernelInfos(loadHsaco("occupancy"));
   ASSERT_TRUE(infos.ok()) << infos.error();
   const std::map<std::string, std::pair<unsigned, std::string>> expected = {
-      {"vgpr64", {8, "none"}},          {"vgpr65", {7, "vgpr"}},
-      {"vgpr128", {4, "vgpr"}},         {"agpr128", {3, "vgpr"}},
-      {"sgpr101", {7, "sgpr"}},         {"workgroup576", {7, "workgroup"}},
+      {"vgpr64", {8, "none"}},       {"vgpr65", {7, "vgpr"}},  {"vgpr128", {4, "vgpr"}},
+      {"agpr128", {3, "vgpr"}},      {"sgpr101", {7, "sgpr"}}, {"workgroup576", {7, "workgroup"}},
       {"lds40k_wave64", {1, "lds"}},
   };
   ASSERT_EQ(infos.value().size(), expected.size());
   for (const KernelInfo &info : infos.value()) {
-    Occupancy o = computeOccupancy(
-        {info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
+    Occupancy o =
+        computeOccupancy({info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
     ASSERT_TRUE(expected.count(info.name)) << info.name;
     EXPECT_EQ(o.wavesPerSimd, expected.at(info.name).first) << info.name;
     EXPECT_EQ(o.limitingFactor(), expected.at(info.name).second) << info.name;

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 namespace mxf::emu::test {
@@ -145,6 +146,17 @@ void runCase(const E2eCase &c, unsigned m, uint32_t seed, unsigned threads) {
         first = "first scale mismatch at " + std::to_string(b) + ": emulator " +
                 std::to_string(s[b]) + " reference " + std::to_string(ref.value().scales[b]);
     }
+  const LaunchStats &st = stats.value();
+  std::printf("[ e2e    ] %s m=%u: %llu wave-instructions (valu %llu, salu %llu, vmem %llu, "
+              "lds %llu, mfma %llu, cvt-scaled %llu), %llu waves, peak VGPR %d, "
+              "%llu B read, %llu B written\n",
+              c.file, m, (unsigned long long)st.instructions(),
+              (unsigned long long)st.count(Family::Valu), (unsigned long long)st.count(Family::Salu),
+              (unsigned long long)st.count(Family::Vmem), (unsigned long long)st.count(Family::Lds),
+              (unsigned long long)st.count(Family::Mfma),
+              (unsigned long long)st.count(Family::CvtScaled), (unsigned long long)st.waves,
+              st.peakVgprIndex, (unsigned long long)st.globalBytesRead,
+              (unsigned long long)st.globalBytesWritten);
   EXPECT_EQ(codeMismatches, 0u) << first;
   EXPECT_EQ(scaleMismatches, 0u) << first;
   EXPECT_GT(stats.value().count(Family::Mfma), 0u);
@@ -159,6 +171,10 @@ TEST(EmuE2e, HadamardRs64FullBucket) { runCase(kHadamard64, 16, 1, 2); }
 TEST(EmuE2e, HadamardRs64RaggedM) { runCase(kHadamard64, 5, 2, 2); }
 TEST(EmuE2e, HadamardRs64SingleRow) { runCase(kHadamard64, 1, 3, 1); }
 TEST(EmuE2e, LearnedRs64SingleRow) { runCase(kLearned64, 1, 4, 2); }
+TEST(EmuE2e, HadamardRs64OtherSeeds) {
+  for (uint32_t seed = 10; seed < 14; ++seed)
+    runCase(kHadamard64, 1 + seed % 16, seed, 2);
+}
 
 } // namespace
 } // namespace mxf::emu::test

@@ -77,6 +77,10 @@ const SaluCase kSaluCases[] = {
     {"cmp_lt_u32", "s_cmp_lt_u32 s21, s22", uint32_t(-1), 0, true, 0, 0},
     {"cmpk_eq", "s_cmpk_eq_u32 s21, 0x1234", 0x1234, 0, false, 0, 1},
     {"bcnt1", "s_bcnt1_i32_b32 s20, s21", 0xf0f0u, 0, false, 8, 1},
+    // s_bitset0/1 read-modify-write sdst and leave SCC alone; the bit index
+    // is S0[4:0] (35 selects bit 3).
+    {"bitset0", "s_mov_b32 s20, s21\n  s_bitset0_b32 s20, 31", 0xffffffffu, 0, true, 0x7fffffffu, 1},
+    {"bitset1", "s_mov_b32 s20, s21\n  s_bitset1_b32 s20, s22", 0x10u, 35, false, 0x18u, 0},
     {"ff1", "s_ff1_i32_b32 s20, s21", 0x80u, 0, false, 7, 0},
     {"not_b32", "s_not_b32 s20, s21", 0, 0, false, 0xffffffffu, 1},
     {"sext_i16", "s_sext_i32_i16 s20, s21", 0x8001u, 0, false, 0xffff8001u, 0},

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -72,13 +73,20 @@ TEST(RotateQuantTemplate, GridOfSpecsBuildsVerifiedKernels) {
         ASSERT_TRUE(mlir::succeeded(mlir::verify(*kernel.module))) << printSpec(spec);
         const bool learned = isLearned(spec.rot);
         EXPECT_EQ(kernel.func.getNumArguments(), learned ? 5u : 4u) << printSpec(spec);
-        // Per wave: RS/32 output blocks x 2 tiles x RS/32 chunks MFMAs; the
-        // template unrolls one wave's unit.
+        // Per output block: 2 tiles x RS/32 chunks MFMAs. Up to two output
+        // blocks are unrolled; larger rotations loop over them (one body).
+        const size_t outBlocks = size_t(rs / 32), unrolled = outBlocks <= 2 ? outBlocks : 1;
+        // learned_per_block at RS >= 128 also loops over the input chunks.
+        const bool chunkLoop = spec.rot == RotationKind::LearnedPerBlock && rs >= 128;
         size_t mfmas = countOps<mlir::amdgpu::MFMAOp>(kernel.func);
-        EXPECT_EQ(mfmas, rs == 0 ? 0u : size_t(2 * (rs / 32) * (rs / 32))) << printSpec(spec);
-        // Four packed converts per 32-channel scale block of the unit.
-        size_t blocksPerUnit = size_t(rs == 0 ? 8 : rs / 32);
-        EXPECT_EQ(countOps<mlir::amdgpu::PackedScaledTruncOp>(kernel.func), 4 * blocksPerUnit);
+        EXPECT_EQ(mfmas, rs == 0 ? 0u : chunkLoop ? 2u : 2 * outBlocks * unrolled)
+            << printSpec(spec);
+        EXPECT_EQ(countOps<mlir::scf::ForOp>(kernel.func) > (spec.rot == RotationKind::Learned),
+                  outBlocks > 2)
+            << printSpec(spec);
+        // Four packed converts per 32-channel scale block emitted.
+        size_t blocksEmitted = rs == 0 ? 8 : unrolled;
+        EXPECT_EQ(countOps<mlir::amdgpu::PackedScaledTruncOp>(kernel.func), 4 * blocksEmitted);
         EXPECT_EQ(countOps<mlir::amdgpu::TransposeLoadOp>(kernel.func) > 0,
                   spec.rot == RotationKind::Learned);
         EXPECT_EQ(kernel.func.getWorkgroupAttributions().size(),

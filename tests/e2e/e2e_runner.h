@@ -1,0 +1,70 @@
+//===- e2e_runner.h - Compile a spec, launch it on the emu device -*- C++ -*-===//
+//
+// The mechanics of one end-to-end case, kept apart from what is checked:
+// compile a rotate_quant spec in process, load it on an emu Device, and run
+// it for m rows with given inputs and poisoned outputs, through the same
+// runtime API an engine uses (arguments packed from the code object's
+// metadata, grid from chooseRotateQuantTiling).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TESTS_E2E_E2E_RUNNER_H
+#define MXFORGE_TESTS_E2E_E2E_RUNNER_H
+
+#include "compiler/code_object.h"
+#include "numerics/reference.h"
+#include "numerics/status.h"
+#include "runtime/device.h"
+#include "spec/kernel_spec.h"
+#include "templates/tiling.h"
+#include "tests/e2e/e2e_check.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace mxf::e2e {
+
+/// One spec, compiled and loaded on one device.
+struct LoadedKernel {
+  KernelSpec spec;
+  CodeObject code;
+  KernelTiling tiling;
+  OutputShape shape;
+  size_t rElements = 0; // learned rotation input (0: none)
+  runtime::Kernel kernel;
+  double compileMs = 0;
+};
+
+/// Compiles `spec` with compileSpec (installing the default frontend on
+/// first use) and loads the code object on `device`.
+Result<LoadedKernel> compileAndLoad(runtime::Device &device, const KernelSpec &spec);
+
+struct RunInputs {
+  int m = 1;
+  std::vector<uint16_t> x; // m rows of K bf16 values
+  std::vector<uint16_t> r; // the learned rotation, if the spec takes one
+  uint8_t poison = 0xA5;   // fills q and s before the launch
+};
+
+struct RunOutputs {
+  std::vector<uint8_t> q, s; // the whole buffers after the launch
+  runtime::LaunchReport report;
+  std::array<uint32_t, 3> grid{};
+  double emulateMs = 0;
+};
+
+/// Allocates x with exactly m rows (so that the emulator's bounds check
+/// turns any read past row m into an error naming the instruction), q and s
+/// at their bucket shapes filled with the poison, launches and reads back.
+Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel,
+                             const RunInputs &inputs);
+
+/// The reference for m rows of x: codes [m, K/2] and *plain* scales.
+Result<QuantizedRows> referenceFor(const KernelSpec &spec, const RunInputs &inputs);
+
+/// The numerics problem a spec computes, with the given scale layout.
+RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout);
+
+} // namespace mxf::e2e
+
+#endif // MXFORGE_TESTS_E2E_E2E_RUNNER_H

@@ -1,0 +1,78 @@
+//===- spec_matrix.h - The rotate_quant specs every kernel test covers -*- C++ -*-===//
+//
+// One definition of "the matrix" (issue 3): every RS x rotation x scale rule
+// x layout combination, each at three (K, M bucket) points spread over the
+// supported range, with the intermediate precision alternating. The compile
+// test and the emulator end-to-end suite both walk this list.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H
+#define MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H
+
+#include "spec/kernel_spec.h"
+
+#include <cassert>
+#include <utility>
+#include <vector>
+
+namespace mxf::testing {
+
+inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
+  // (K, M bucket) points: the model shapes of seeds 000/003 (2048, 4096,
+  // 5120, 8192), the extremes of K, and every bucket. Large K goes with
+  // small M so that emulating the whole matrix stays quick.
+  const std::pair<int, int> shapes[] = {
+      {4096, 16}, {256, 1},   {2048, 64}, {5120, 4},   {8192, 8},  {16384, 1},
+      {4096, 32}, {1024, 128}, {512, 256}, {2048, 2},  {8192, 1},  {4096, 16},
+      {5120, 16}, {2048, 8},  {4096, 4},  {1024, 32}, {256, 256}, {16384, 2},
+  };
+  const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even, ScaleRule::Rceil,
+                             ScaleRule::Ceil};
+  struct Rotation {
+    int rs;
+    RotationKind kind;
+  };
+  std::vector<Rotation> rotations{{0, RotationKind::None}};
+  for (int rs : {32, 64, 128, 256})
+    for (RotationKind kind :
+         {RotationKind::Hadamard, RotationKind::Learned, RotationKind::LearnedPerBlock})
+      rotations.push_back({rs, kind});
+
+  std::vector<KernelSpec> specs;
+  size_t next = 0;
+  for (const Rotation &rotation : rotations)
+    for (ScaleRule rule : rules)
+      for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle})
+        for (int point = 0; point < 3; ++point, ++next) {
+          KernelSpec spec;
+          spec.op = KernelOp::RotateQuant;
+          auto [k, m] = shapes[next % std::size(shapes)];
+          spec.K = k;
+          spec.M = m;
+          spec.RS = rotation.rs;
+          spec.rot = rotation.kind;
+          spec.scale = rule;
+          spec.layout = layout;
+          spec.inter = next % 2 ? Intermediate::Bf16 : Intermediate::F32;
+          assert(validateSpec(spec).ok());
+          specs.push_back(spec);
+        }
+  // The two rules that exist for bit-compatibility with other stacks, once
+  // each per rotation size.
+  for (const Rotation &rotation : rotations)
+    if (rotation.kind == RotationKind::Hadamard || rotation.rs == 0)
+      for (ScaleRule rule : {ScaleRule::RceilRecip, ScaleRule::Even126}) {
+        KernelSpec spec;
+        spec.K = 4096;
+        spec.M = 16;
+        spec.RS = rotation.rs;
+        spec.rot = rotation.kind;
+        spec.scale = rule;
+        specs.push_back(spec);
+      }
+  return specs; // 13 rotations x 4 rules x 2 layouts x 3 points + 10 = 322
+}
+
+} // namespace mxf::testing
+
+#endif // MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H

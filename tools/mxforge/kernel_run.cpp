@@ -1,0 +1,138 @@
+//===- kernel_run.cpp - Compile, run on a device, compare with the reference -===//
+
+#include "tools/mxforge/kernel_run.h"
+
+#include "codeobj/hsaco_reader.h"
+#include "compiler/compiler.h"
+#include "numerics/layouts.h"
+#include "numerics/reference.h"
+#include "runtime/spec_launcher.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+
+namespace mxf::cli {
+namespace {
+
+constexpr uint8_t kPoison = 0xA5;
+constexpr size_t kMaxDetails = 5;
+
+double millisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::vector<uint8_t> rawBytes(const NpyArray &array) {
+  std::vector<uint8_t> bytes(array.size() * npyItemSize(array.dtype()));
+  std::visit([&](const auto &values) { std::memcpy(bytes.data(), values.data(), bytes.size()); },
+             array.values);
+  return bytes;
+}
+
+/// x is [m, K] in the reference; the kernel's x is bucket-sized. Rows past m
+/// are zero (the kernel never reads them; see docs/templates.md).
+std::vector<uint8_t> padRows(const std::vector<uint8_t> &rows, uint64_t bucketBytes) {
+  std::vector<uint8_t> padded(bucketBytes, 0);
+  std::memcpy(padded.data(), rows.data(), std::min<size_t>(rows.size(), padded.size()));
+  return padded;
+}
+
+} // namespace
+
+Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &hsacoPath,
+                                    const std::string &kernelName) {
+  CompiledKernel kernel;
+  if (hsacoPath.empty()) {
+    auto start = std::chrono::steady_clock::now();
+    Result<CodeObject> compiled = compileSpec(spec, CompileOptions{});
+    if (!compiled.ok())
+      return compiled.status();
+    kernel.compileMs = millisSince(start);
+    kernel.code = std::move(compiled.value());
+    return kernel;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(hsacoPath);
+  if (!file)
+    return Result<CompiledKernel>::failure("cannot read '" + hsacoPath +
+                                           "': " + file.getError().message());
+  const llvm::StringRef bytes = (*file)->getBuffer();
+  kernel.code.hsaco.assign(bytes.begin(), bytes.end());
+  Result<std::vector<KernelInfo>> infos = codeobj::readKernelInfos(kernel.code.hsaco);
+  if (!infos.ok())
+    return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + infos.error());
+  std::string names;
+  for (const KernelInfo &info : infos.value()) {
+    names += (names.empty() ? "" : ", ") + info.name;
+    if ((kernelName.empty() && infos.value().size() == 1) || info.name == kernelName) {
+      kernel.code.kernel = info;
+      kernel.code.spec = printSpec(spec);
+      return kernel;
+    }
+  }
+  return Result<CompiledKernel>::failure(
+      kernelName.empty() ? "'" + hsacoPath + "' holds several kernels (" + names +
+                               "); pick one with --kernel"
+                         : "'" + hsacoPath + "' has no kernel '" + kernelName + "' (it has: " +
+                               names + ")");
+}
+
+Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
+                                const KernelSpec &spec, int m, const ReferenceRun &reference) {
+  runtime::HostArrays inputs;
+  for (const auto &[name, array] : reference.inputs) {
+    Result<uint64_t> bytes = runtime::operandBytes(spec, name);
+    if (!bytes.ok())
+      return bytes.status();
+    std::vector<uint8_t> raw = rawBytes(array);
+    inputs[name] = name == "x" ? padRows(raw, bytes.value()) : std::move(raw);
+  }
+  runtime::SpecLaunchOptions options;
+  options.poison = kPoison;
+  auto start = std::chrono::steady_clock::now();
+  Result<runtime::SpecLaunch> launched =
+      runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, spec, m, inputs, options);
+  if (!launched.ok())
+    return launched.status();
+  KernelRun run;
+  run.launchMs = millisSince(start);
+  run.report = launched.value().report;
+
+  for (const auto &[name, expected] : reference.outputs) {
+    auto produced = launched.value().outputs.find(name);
+    if (produced == launched.value().outputs.end())
+      return Result<KernelRun>::failure("the kernel has no output '" + name + "'");
+    const std::vector<uint8_t> &all = produced->second;
+    const std::vector<uint8_t> want = rawBytes(expected);
+    if (all.size() < want.size())
+      return Result<KernelRun>::failure("output '" + name + "' is smaller than the reference's");
+    // The reference's m-row array is a prefix of the bucket-sized buffer:
+    // row-major [m, ...] for plain arrays, and for the a4w4 shuffle the
+    // first pad256(m) rows' 32-row tiles are stored first.
+    const size_t rowBytes = expected.shape.size() > 1 ? want.size() / expected.shape[0] : 1;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (all[i] == want[i])
+        continue;
+      if (run.mismatches++ < kMaxDetails)
+        run.details.push_back(fmt::format("{}[{}, {}]: got 0x{:02x}, expected 0x{:02x}", name,
+                                          i / rowBytes, i % rowBytes, all[i], want[i]));
+    }
+    for (size_t i = want.size(); i < all.size(); ++i) {
+      if (all[i] == kPoison)
+        continue;
+      if (run.untouchedViolations++ < kMaxDetails)
+        run.details.push_back(fmt::format("{}: byte {} past M was written (0x{:02x})", name, i,
+                                          all[i]));
+    }
+    NpyArray cut = expected;
+    std::visit([&](auto &values) { std::memcpy(values.data(), all.data(), want.size()); },
+               cut.values);
+    run.outputs.emplace(name, std::move(cut));
+  }
+  return run;
+}
+
+} // namespace mxf::cli

@@ -1,0 +1,166 @@
+//===- run_command.cpp - mxforge run: a kernel on a device ----------------===//
+//
+// Compiles a spec (or takes --hsaco), runs it on the emulator or a HIP
+// device with the arrays `mxforge ref` would use (the same names, shapes and
+// .npy conventions; missing inputs drawn from the seed), writes outputs and,
+// with --check, compares every byte with the reference. Exit status 1 on any
+// mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/commands.h"
+
+#include "runtime/device_factory.h"
+#include "spec/kernel_spec.h"
+#include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/kernel_run.h"
+#include "tools/mxforge/random_inputs.h"
+#include "tools/mxforge/reference_arrays.h"
+#include "tools/mxforge/reference_runner.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <fmt/format.h>
+
+namespace mxf::cli {
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::SubCommand runCommand("run", "Compile a spec and run its kernel on a device (emu or hip)");
+
+cl::opt<std::string> specFlag("spec", cl::sub(runCommand), cl::value_desc("SPEC"),
+                              cl::desc("Kernel spec (required)"), cl::cat(mxforgeCategory()));
+cl::opt<std::string> mFlag("M", cl::sub(runCommand), cl::value_desc("m"),
+                           cl::desc("Rows to run, 1..the spec's M bucket (default: the bucket)"),
+                           cl::cat(mxforgeCategory()));
+cl::opt<std::string> deviceFlag("device", cl::sub(runCommand), cl::value_desc("emu|hip"),
+                                cl::desc("Where to run: the gfx950 emulator (default) or a HIP "
+                                         "device"),
+                                cl::init("emu"), cl::cat(mxforgeCategory()));
+cl::opt<std::string> hsacoFlag("hsaco", cl::sub(runCommand), cl::value_desc("FILE"),
+                               cl::desc("Run this code object instead of compiling the spec"),
+                               cl::cat(mxforgeCategory()));
+cl::opt<std::string> kernelFlag("kernel", cl::sub(runCommand), cl::value_desc("NAME"),
+                                cl::desc("Kernel of --hsaco to run (needed when it has several)"),
+                                cl::cat(mxforgeCategory()));
+cl::list<std::string> inFlag("in", cl::sub(runCommand), cl::value_desc("NAME=FILE"),
+                             cl::desc("Read input NAME from a .npy file (repeatable)"),
+                             cl::cat(mxforgeCategory()));
+cl::list<std::string> outFlag("out", cl::sub(runCommand), cl::value_desc("NAME=FILE"),
+                              cl::desc("Write output (or input) NAME to a .npy file (repeatable)"),
+                              cl::cat(mxforgeCategory()));
+cl::opt<std::string> seedFlag("seed", cl::sub(runCommand), cl::value_desc("S"),
+                              cl::desc("Seed of generated inputs (default: fresh, printed)"),
+                              cl::cat(mxforgeCategory()));
+cl::opt<bool> checkFlag("check", cl::sub(runCommand),
+                        cl::desc("Compare every output byte with the reference"),
+                        cl::cat(mxforgeCategory()));
+cl::opt<bool> statsFlag("stats", cl::sub(runCommand),
+                        cl::desc("Print the device's launch statistics"),
+                        cl::cat(mxforgeCategory()));
+
+int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  // Take every flag's value now: linking with lld resets all llvm::cl
+  // options to their defaults (lld::lldMain calls ResetAllOptionOccurrences),
+  // so flags read after the compile would read as unset.
+  const bool check = checkFlag, stats = statsFlag;
+  const std::string deviceKind = deviceFlag, hsacoPath = hsacoFlag, kernelName = kernelFlag;
+  if (!specFlag.getNumOccurrences())
+    return reportError(err, "mxforge run needs --spec SPEC", kExitUsage);
+  Result<std::vector<NamedFile>> inputFiles = parseNamedFiles("in", {inFlag.begin(), inFlag.end()});
+  if (!inputFiles.ok())
+    return reportError(err, inputFiles.error(), kExitUsage);
+  Result<std::vector<NamedFile>> outputFiles =
+      parseNamedFiles("out", {outFlag.begin(), outFlag.end()});
+  if (!outputFiles.ok())
+    return reportError(err, outputFiles.error(), kExitUsage);
+  uint64_t seed = freshSeed();
+  if (seedFlag.getNumOccurrences()) {
+    Result<uint64_t> parsed = parseU64Flag("seed", seedFlag);
+    if (!parsed.ok())
+      return reportError(err, parsed.error(), kExitUsage);
+    seed = parsed.value();
+  }
+  Result<KernelSpec> spec = parseSpec(specFlag);
+  if (!spec.ok())
+    return reportError(err, "invalid spec: " + spec.error());
+  int m = spec.value().M;
+  if (mFlag.getNumOccurrences()) {
+    Result<int> parsed = parseIntFlag("M", mFlag);
+    if (!parsed.ok())
+      return reportError(err, parsed.error(), kExitUsage);
+    m = parsed.value();
+  }
+  Result<ReferenceSignature> signature = referenceSignature(spec.value(), m);
+  if (!signature.ok())
+    return reportError(err, signature.error());
+  for (const NamedFile &file : inputFiles.value())
+    if (!signature.value().findInput(file.name))
+      return reportError(err, "unknown input '" + file.name + "'; the inputs are: " +
+                                  joinArrayNames(signature.value().inputs));
+  for (const NamedFile &file : outputFiles.value())
+    if (!signature.value().findOutput(file.name) && !signature.value().findInput(file.name))
+      return reportError(err, "unknown output '" + file.name + "'; the outputs are: " +
+                                  joinArrayNames(signature.value().outputs));
+
+  NpyArrays given;
+  for (const NamedFile &file : inputFiles.value()) {
+    Result<NpyArray> array = readNpy(file.path);
+    if (!array.ok())
+      return reportError(err, "input " + file.name + ": " + array.error());
+    given.emplace(file.name, std::move(array.value()));
+  }
+  // The reference run also validates the given inputs and generates the rest.
+  Result<ReferenceRun> reference = runReference(spec.value(), m, given, seed);
+  if (!reference.ok())
+    return reportError(err, reference.error());
+  if (!reference.value().generated.empty())
+    out << "seed: " << seed << " (generated: " << llvm::join(reference.value().generated, ", ")
+        << ")\n";
+
+  Result<CompiledKernel> kernel = obtainKernel(spec.value(), hsacoPath, kernelName);
+  if (!kernel.ok())
+    return reportError(err, kernel.error());
+  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
+  if (!device.ok())
+    return reportError(err, device.error());
+  Result<KernelRun> run =
+      runAndCompare(*device.value(), kernel.value(), spec.value(), m, reference.value());
+  if (!run.ok())
+    return reportError(err, run.error());
+
+  out << fmt::format("ran {} on {} (M={}): {:.1f} ms\n", kernel.value().code.kernel.name,
+                     device.value()->description(), m, run.value().launchMs);
+  if (stats)
+    for (const auto &[counter, value] : run.value().report.counters)
+      out << fmt::format("  {:<24} {}\n", counter, value);
+  for (const NamedFile &file : outputFiles.value()) {
+    const NpyArrays &from =
+        run.value().outputs.count(file.name) ? run.value().outputs : reference.value().inputs;
+    if (Status written = writeNpy(file.path, from.at(file.name)); !written.ok())
+      return reportError(err, "output " + file.name + ": " + written.message());
+    out << "wrote " << file.name << " to " << file.path << "\n";
+  }
+  if (!check) {
+    out.flush();
+    return kExitSuccess;
+  }
+  if (run.value().ok()) {
+    out << "check: ok (every output byte equals the reference; rows past M untouched)\n";
+    return kExitSuccess;
+  }
+  out << fmt::format("check: FAILED: {} bytes differ from the reference, {} bytes past M "
+                     "written\n",
+                     run.value().mismatches, run.value().untouchedViolations);
+  for (const std::string &line : run.value().details)
+    out << "  " << line << "\n";
+  out.flush();
+  return kExitFailure;
+}
+
+} // namespace
+
+Subcommand runSubcommand() { return {&runCommand, runSelected}; }
+
+} // namespace mxf::cli
