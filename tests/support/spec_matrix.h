@@ -12,8 +12,15 @@
 #include "spec/kernel_spec.h"
 
 #include <cassert>
+#include <ostream>
 #include <utility>
 #include <vector>
+
+namespace mxf {
+/// gtest prints parameters with PrintTo (found by ADL): the canonical spec
+/// instead of the struct's bytes.
+inline void PrintTo(const KernelSpec &spec, std::ostream *os) { *os << printSpec(spec); }
+} // namespace mxf
 
 namespace mxf::testing {
 

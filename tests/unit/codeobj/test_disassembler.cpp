@@ -197,6 +197,42 @@ TEST(Disassembler, LiteralCutOffAtTheEnd) {
   EXPECT_EQ(whole.value()[0].text, "v_and_b32_e32 v0, 0x3ff, v0");
 }
 
+TEST(Disassembler, EncodingsThatCrashLlvm22AreRejected) {
+  // Each of these makes llvm-mc-22 --disassemble -mcpu=gfx950 crash; found
+  // by the fuzz tests (codeobj/decode_guards.h).
+  std::unique_ptr<Disassembler> disassembler = makeDisassembler();
+  ASSERT_TRUE(disassembler);
+  const std::pair<std::vector<uint8_t>, const char *> cases[] = {
+      // VOP2 SDWA with src1_sel 7: llvm_unreachable in the printer.
+      {{0xf9, 0x12, 0x39, 0x5c, 0x5b, 0x2d, 0x55, 0x57}, "src1_sel 7"},
+      // f8f6f4 MFMA whose A source is an inline constant: the decoder.
+      {{0xc4, 0x85, 0xad, 0xd3, 0xf6, 0x70, 0x8a, 0x42}, "not a vector register"},
+      // The same inside a scaled MFMA (after v_mfma_ld_scale_b32).
+      {{0x00, 0x00, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x00, 0x0c, 0xad, 0xd3, 0xf6, 0x08, 0x02,
+        0x84},
+       "not a vector register"},
+  };
+  for (const auto &[bytes, message] : cases) {
+    Result<std::vector<DecodedInstruction>> decoded = disassembler->disassemble(bytes, 0);
+    ASSERT_FALSE(decoded.ok()) << message;
+    EXPECT_NE(decoded.error().find(message), std::string::npos) << decoded.error();
+    EXPECT_NE(decoded.error().find("offset 0x0"), std::string::npos) << decoded.error();
+  }
+}
+
+TEST(Disassembler, RegisterOutsideItsOperandClassIsAnError) {
+  // v_mfma_f32_16x16x32_bf16 with an SGPR tuple as A: LLVM decodes it and
+  // prints "/*Invalid register*/"; the emulator must not run it.
+  std::unique_ptr<Disassembler> disassembler = makeDisassembler();
+  ASSERT_TRUE(disassembler);
+  Result<std::vector<DecodedInstruction>> decoded = disassembler->disassemble(
+      std::vector<uint8_t>{0x00, 0x00, 0xb5, 0xd3, 0x04, 0x10, 0x02, 0x04}, 0);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.error().find("operand 1 is register SGPR4_SGPR5_SGPR6_SGPR7"),
+            std::string::npos)
+      << decoded.error();
+}
+
 TEST(Disassembler, CorruptKernelCodeIsAnErrorNamingTheKernel) {
   std::vector<uint8_t> hsaco = loadHsaco("mfma_cvt");
   const size_t code = symbolFileOffset(hsaco, "mfma_cvt");
