@@ -83,7 +83,13 @@ Status checkBeforePrint(const llvm::MCInst &inst, llvm::StringRef opcodeName,
   if (opcodeName.contains("_sdwa"))
     if (Status sdwa = checkSdwa(bytes); !sdwa.ok())
       return sdwa;
-  // The printer's own test (it prints "/*Invalid register, ...*/" instead).
+  // The printer's own test (it prints "/*Invalid register, ...*/" instead),
+  // for matrix instructions only: their operands are plain VGPR/AGPR tuples.
+  // Elsewhere the class tables reject registers valid code uses (m0 as
+  // M0_gfxpre11 in s_mov_b32, exec as a VOP3 carry-in), so a general check
+  // would refuse good kernels; LLVM only annotates those, it does not crash.
+  if (!opcodeName.starts_with("V_MFMA") && !opcodeName.starts_with("V_SMFMAC"))
+    return Status::success();
   const llvm::MCInstrDesc &desc = instrInfo.get(inst.getOpcode());
   const unsigned hwMode = subtarget.getHwMode(llvm::MCSubtargetInfo::HwMode_RegInfo);
   for (unsigned i = 0; i < inst.getNumOperands() && i < desc.getNumOperands(); ++i) {

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace mxf::e2e {
 namespace {
@@ -30,6 +31,56 @@ const std::vector<KernelSpec> &matrix() {
 std::string currentTestName() {
   const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
   return std::string(info->test_suite_name()) + "." + info->name();
+}
+
+/// Extra rounds per spec (MXFORGE_E2E_ROUNDS, default 1): each round is the
+/// whole plan again with a seed derived from the test's, for soak runs.
+unsigned roundsFromEnvironment() {
+  const char *text = std::getenv("MXFORGE_E2E_ROUNDS");
+  const unsigned long rounds = text ? std::strtoul(text, nullptr, 10) : 1;
+  return rounds ? unsigned(rounds) : 1;
+}
+
+/// M = 1, ragged, bucket; then M = 1 again with the same inputs and another
+/// poison: bytes the kernel writes must not change (it must not read q or
+/// s), the rest must hold the new poison, and every counter must repeat.
+void runPlan(runtime::Device &device, const LoadedKernel &kernel, RunContext context) {
+  const KernelSpec &spec = kernel.spec;
+  const std::vector<int> counts = rowCountsFor(spec.M, context.seed);
+  RunInputs first;
+  RunOutputs firstOut;
+  for (size_t run = 0; run < counts.size(); ++run) {
+    context.run = run;
+    RunInputs inputs = drawInputs(spec, counts[run], context);
+    RunOutputs out = runAndCheck(device, kernel, inputs, context);
+    if (run == 0) {
+      first = std::move(inputs);
+      firstOut = std::move(out);
+    }
+  }
+  if (firstOut.q.empty())
+    return; // the first launch already failed and said why
+
+  context.run = 0;
+  RunInputs again = first;
+  again.poison = poisonFor(counts.size());
+  RunOutputs out = runAndCheck(device, kernel, again, context);
+  if (out.q.empty())
+    return;
+  // A byte holding each run's own poison was left alone both times (the
+  // checks above say where that is allowed); any other byte must repeat.
+  auto differing = [&](const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
+    size_t n = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      n += !(a[i] == first.poison && b[i] == again.poison) && a[i] != b[i];
+    return n;
+  };
+  EXPECT_EQ(differing(firstOut.q, out.q) + differing(firstOut.s, out.s), 0u)
+      << "a second identical launch wrote different bytes: " << printSpec(spec)
+      << " M=" << first.m << " seed=" << context.seed;
+  const std::string counters = compareReports(firstOut.report, out.report);
+  EXPECT_TRUE(counters.empty()) << "a second identical launch counted differently: " << counters
+                                << "\n  " << printSpec(spec) << " M=" << first.m;
 }
 
 class RotateQuantMatrix : public ::testing::TestWithParam<size_t> {};
@@ -59,44 +110,16 @@ TEST_P(RotateQuantMatrix, MatchesReference) {
               kernel.value().code.kernel.vgprCount, kernel.value().code.kernel.ldsBytes,
               kernel.value().tiling.workgroupSize());
 
-  const std::vector<int> counts = rowCountsFor(spec.M, context.seed);
-  RunInputs first;
-  RunOutputs firstOut;
-  for (size_t run = 0; run < counts.size(); ++run) {
-    context.run = run;
-    RunInputs inputs = drawInputs(spec, counts[run], context);
-    RunOutputs out = runAndCheck(*device.value(), kernel.value(), inputs, context);
-    if (run == 0) {
-      first = std::move(inputs);
-      firstOut = std::move(out);
+  const unsigned rounds = roundsFromEnvironment();
+  for (unsigned round = 0; round < rounds; ++round) {
+    RunContext roundContext = context;
+    if (round > 0) {
+      roundContext.seed = runEngine(context.seed, 1u << 30 | round)();
+      std::printf("[ round    ] %u: replay alone with MXFORGE_TEST_SEED=%llu\n", round,
+                  (unsigned long long)roundContext.seed);
     }
+    runPlan(*device.value(), kernel.value(), roundContext);
   }
-
-  // Determinism: the first run again, same inputs, another poison. Bytes
-  // the kernel writes must not change (it must not read q or s), the rest
-  // must hold the new poison, and every counter must repeat.
-  if (firstOut.q.empty())
-    return; // the first launch already failed and said why
-  context.run = 0;
-  RunInputs again = first;
-  again.poison = poisonFor(counts.size());
-  RunOutputs out = runAndCheck(*device.value(), kernel.value(), again, context);
-  if (out.q.empty())
-    return;
-  // A byte holding each run's own poison was left alone both times (the
-  // checks above say where that is allowed); any other byte must repeat.
-  auto differing = [&](const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
-    size_t n = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-      n += !(a[i] == first.poison && b[i] == again.poison) && a[i] != b[i];
-    return n;
-  };
-  EXPECT_EQ(differing(firstOut.q, out.q) + differing(firstOut.s, out.s), 0u)
-      << "a second identical launch wrote different bytes: "
-                           << printSpec(spec) << " M=" << first.m << " seed=" << context.seed;
-  const std::string counters = compareReports(firstOut.report, out.report);
-  EXPECT_TRUE(counters.empty()) << "a second identical launch counted differently: " << counters
-                                << "\n  " << printSpec(spec) << " M=" << first.m;
 }
 
 std::string specTestName(const ::testing::TestParamInfo<size_t> &info) {
