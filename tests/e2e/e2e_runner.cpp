@@ -1,4 +1,10 @@
 //===- e2e_runner.cpp - Compile a spec, launch it on the emu device -------===//
+//
+// Buffer shapes come from kernelOperands(spec) and the grid from the tiling,
+// never from constants here, so that the suite follows the kernel's
+// declared interface rather than restating it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tests/e2e/e2e_runner.h"
 
