@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 namespace mxf {
 namespace {
@@ -76,6 +77,45 @@ TEST(ExactAccumulator, FusedSumStartsFromTheAccumulator) {
   const double terms[] = {0x1p-24, 0x1p-24};
   EXPECT_EQ(fusedSumF32(1.0f, terms, 2), 1.0f + 0x1p-23f);
   EXPECT_EQ(fusedSumF32(-2.0f, terms, 0), -2.0f);
+}
+
+} // namespace
+} // namespace mxf
+
+namespace mxf {
+namespace {
+
+TEST(ExactAccumulator, FusedSumFastPathAgreesWithTheAccumulator) {
+  // fusedSumF32 takes a plain double sum when that is provably exact; it
+  // must agree with the 2,176-bit accumulator everywhere, on both sides of
+  // the 47-bit window and with zeros, subnormals and cancellation.
+  std::mt19937_64 rng(testing::testSeed("ExactAccumulator.FastPath"));
+  std::uniform_int_distribution<int> spread(0, 80), count(0, 40), kind(0, 9);
+  std::normal_distribution<double> normal;
+  size_t checked = 0;
+  for (int trial = 0; trial < 50000; ++trial) {
+    const int base = int(rng() % 300) - 170, width = spread(rng);
+    std::vector<double> terms(size_t(count(rng)));
+    for (double &t : terms) {
+      switch (kind(rng)) {
+      case 0: t = 0.0; break;
+      case 1: t = -0.0; break;
+      default:
+        // A bf16-sized significand, as MFMA products of bf16 have.
+        t = std::ldexp(double(bf16ToF32(f32ToBf16(float(normal(rng))))),
+                       base + int(rng() % uint64_t(width + 1)));
+      }
+    }
+    float acc = kind(rng) == 0 ? -0.0f : float(std::ldexp(normal(rng), base + 20));
+    ExactAccumulator exact;
+    exact.add(double(acc));
+    for (double t : terms)
+      exact.add(t);
+    ASSERT_EQ(f32Bits(fusedSumF32(acc, terms.data(), terms.size())), f32Bits(exact.roundToF32()))
+        << "trial " << trial;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 50000u);
 }
 
 } // namespace
