@@ -30,6 +30,9 @@
 namespace mxf {
 namespace {
 
+using test::listDirectory;
+using test::ScratchDir;
+
 Result<CodeObject> compileText(const char *text, CompileOptions options = {},
                                const std::string &name = "test.mlir") {
   return compileMlirText(text, name, options);
@@ -45,31 +48,6 @@ std::string stageText(const char *text, const std::string &stage) {
   EXPECT_TRUE(result.ok()) << result.error();
   return out;
 }
-
-std::vector<std::string> listDirectory(const std::string &dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
-    names.push_back(llvm::sys::path::filename(it->path()).str());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-/// A fresh directory under the system temp dir, removed at scope exit.
-class ScratchDir {
-public:
-  ScratchDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("mxforge-test", path_)); }
-  ~ScratchDir() { llvm::sys::fs::remove_directories(path_); }
-  std::string path() const { return std::string(path_); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path_);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-
-private:
-  llvm::SmallString<128> path_;
-};
 
 /// Points TMPDIR at `dir` for the lifetime of this object.
 class TmpDirOverride {

@@ -27,6 +27,9 @@
 namespace mxf {
 namespace {
 
+using test::listDirectory;
+using test::ScratchDir;
+
 KernelSpec denseSpec() {
   Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,RS=64,rot=hadamard");
   EXPECT_TRUE(spec.ok()) << spec.error();
@@ -47,25 +50,6 @@ SpecFrontend testFrontend() {
   };
   return frontend;
 }
-
-std::vector<std::string> listDirectory(const std::string &dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
-    names.push_back(llvm::sys::path::filename(it->path()).str());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-class ScratchDir {
-public:
-  ScratchDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("mxforge-test", path_)); }
-  ~ScratchDir() { llvm::sys::fs::remove_directories(path_); }
-  std::string path() const { return std::string(path_); }
-
-private:
-  llvm::SmallString<128> path_;
-};
 
 /// Every test starts and ends without a frontend (it is process-wide).
 class Frontend : public ::testing::Test {
