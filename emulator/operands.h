@@ -8,6 +8,7 @@
 #ifndef MXFORGE_EMULATOR_OPERANDS_H
 #define MXFORGE_EMULATOR_OPERANDS_H
 
+#include "numerics/formats.h"
 #include "emulator/wave.h"
 
 #include <cstdint>
@@ -61,16 +62,9 @@ inline uint64_t f64Mods(uint64_t bits, const Modifiers &mods, unsigned i) {
   return bits;
 }
 
-inline float asFloat(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-inline uint32_t asBits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+// f32 bit casts are numerics' (one definition for reference and emulator).
+inline float asFloat(uint32_t bits) { return f32FromBits(bits); }
+inline uint32_t asBits(float f) { return f32Bits(f); }
 inline double asDouble(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, 8);

@@ -16,6 +16,8 @@
 
 #include "emulator/emulator.h"
 
+#include "numerics/formats.h"
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -72,16 +74,8 @@ Result<LaunchStats> runAsm(const AsmKernel &kernel, std::vector<Buffer *> buffer
                            std::array<uint32_t, 3> workgroup = {64, 1, 1});
 
 Buffer lanes(std::function<uint32_t(unsigned)> f, unsigned n = 64);
-inline uint32_t bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-inline float flt(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
+inline uint32_t bits(float f) { return f32Bits(f); }
+inline float flt(uint32_t b) { return f32FromBits(b); }
 
 } // namespace mxf::emu::test
 
