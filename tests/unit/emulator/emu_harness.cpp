@@ -2,6 +2,8 @@
 
 #include "emu_harness.h"
 
+#include <gtest/gtest.h>
+
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -198,6 +200,25 @@ Buffer lanes(std::function<uint32_t(unsigned)> f, unsigned n) {
   for (unsigned i = 0; i < n; ++i)
     b[i] = f(i);
   return b;
+}
+
+Buffer runLaneOp(const std::string &op, const Buffer &a, const Buffer &b, const Buffer &c,
+                 Buffer init) {
+  AsmKernel k;
+  k.body = std::string(kPrologue) + R"(
+  global_load_dword v2, v1, s[6:7]
+  global_load_dword v3, v1, s[8:9]
+  global_load_dword v4, v1, s[10:11]
+  global_load_dword v5, v1, s[4:5]
+  s_waitcnt vmcnt(0)
+)" + op + R"(
+  s_nop 1
+  global_store_dword v1, v5, s[4:5]
+)";
+  Buffer out = std::move(init), ia = a, ib = b, ic = c;
+  auto stats = runAsm(k, {&out, &ia, &ib, &ic});
+  EXPECT_TRUE(stats.ok()) << stats.error();
+  return out;
 }
 
 } // namespace mxf::emu::test

@@ -74,6 +74,13 @@ Result<LaunchStats> runAsm(const AsmKernel &kernel, std::vector<Buffer *> buffer
                            std::array<uint32_t, 3> workgroup = {64, 1, 1});
 
 Buffer lanes(std::function<uint32_t(unsigned)> f, unsigned n = 64);
+
+/// Runs `op` with v2, v3, v4 loaded from a, b, c and v5 from init (one
+/// dword per lane), then stores v5 of every lane and returns it. An s_nop
+/// follows `op` as real code needs after byte-select converts (§C2); it is a
+/// functional no-op here.
+Buffer runLaneOp(const std::string &op, const Buffer &a, const Buffer &b, const Buffer &c,
+                 Buffer init = Buffer(64, 0));
 inline uint32_t bits(float f) { return f32Bits(f); }
 inline float flt(uint32_t b) { return f32FromBits(b); }
 

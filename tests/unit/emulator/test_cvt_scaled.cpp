@@ -20,24 +20,6 @@
 namespace mxf::emu::test {
 namespace {
 
-Buffer runOp(const std::string &op, const Buffer &a, const Buffer &b, const Buffer &c,
-             const Buffer &init) {
-  AsmKernel k;
-  k.body = std::string(kPrologue) + R"(
-  global_load_dword v2, v1, s[6:7]
-  global_load_dword v3, v1, s[8:9]
-  global_load_dword v4, v1, s[10:11]
-  global_load_dword v5, v1, s[4:5]
-  s_waitcnt vmcnt(0)
-)" + op + R"(
-  s_nop 1
-  global_store_dword v1, v5, s[4:5]
-)";
-  Buffer out = init, ia = a, ib = b, ic = c;
-  auto stats = runAsm(k, {&out, &ia, &ib, &ic});
-  EXPECT_TRUE(stats.ok()) << stats.error();
-  return out;
-}
 
 Buffer interesting(uint32_t seed) {
   std::mt19937 rng(seed);
@@ -70,7 +52,7 @@ TEST_P(EmuCvtPkFp4Byte, WritesOneByteAndKeepsTheRest) {
   const Buffer init = lanes([](unsigned l) { return 0xa5a5a5a5u ^ (l * 0x01000193u); });
   const std::string opsel = "op_sel:[0,0," + std::to_string(byte & 1) + "," +
                             std::to_string(byte >> 1) + "]";
-  const Buffer out = runOp("v_cvt_scalef32_pk_fp4_f32 v5, v2, v3, v4 " + opsel, a, b, s, init);
+  const Buffer out = runLaneOp("v_cvt_scalef32_pk_fp4_f32 v5, v2, v3, v4 " + opsel, a, b, s, init);
   for (unsigned l = 0; l < 64; ++l) {
     const uint32_t lo = encodeElemRne(ElemFormat::E2M1, flt(a[l]), scaleOf(s[l]));
     const uint32_t hi = encodeElemRne(ElemFormat::E2M1, flt(b[l]), scaleOf(s[l]));
@@ -82,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Bytes, EmuCvtPkFp4Byte, ::testing::Values(0u, 1u, 2u, 3
 
 TEST(EmuCvtScaled, FourConvertsFillADword) {
   const Buffer a = interesting(4), b = interesting(5), s = scales(6);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_cvt_scalef32_pk_fp4_f32 v5, v2, v3, v4
   s_nop 0
   v_cvt_scalef32_pk_fp4_f32 v5, v3, v2, v4 op_sel:[0,0,1,0]
@@ -109,7 +91,7 @@ TEST(EmuCvtScaled, SpecialValuesFollowC2) {
     return bits(v[l % 8]);
   });
   const Buffer s = lanes([](unsigned l) { return l < 56 ? 127u << 23 : 0xffu << 23; });
-  const Buffer out = runOp("v_cvt_scalef32_pk_fp4_f32 v5, v2, v2, v4", a, a, s, Buffer(64, 0));
+  const Buffer out = runLaneOp("v_cvt_scalef32_pk_fp4_f32 v5, v2, v2, v4", a, a, s, Buffer(64, 0));
   const uint8_t want[] = {7, 7, 15, 8, 7, 0, 2, 4}; // ties to even: 0.75 -> 1.0, 2.5 -> 2.0
   for (unsigned l = 0; l < 56; ++l)
     EXPECT_EQ(out[l] & 0xf, want[l % 8]) << "lane " << l;
@@ -119,7 +101,7 @@ TEST(EmuCvtScaled, SpecialValuesFollowC2) {
 
 TEST(EmuCvtScaled, ExecMaskedLanesKeepTheirValue) {
   const Buffer a = interesting(7), s = scales(8), init(64, 0x12345678u);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   s_mov_b32 exec_hi, 0
   v_cvt_scalef32_pk_fp4_f32 v5, v2, v2, v4
   s_mov_b32 exec_hi, -1)", a, a, s, init);
@@ -207,7 +189,7 @@ TEST(EmuCvtScaled, PkFp4FromBf16) {
            (uint32_t(f32ToBf16(float(l) * -0.11f)) << 16);
   });
   const Buffer s = scales(12);
-  const Buffer out = runOp("v_cvt_scalef32_pk_fp4_bf16 v5, v2, v4 op_sel:[0,0,0,1]", x, x, s,
+  const Buffer out = runLaneOp("v_cvt_scalef32_pk_fp4_bf16 v5, v2, v4 op_sel:[0,0,0,1]", x, x, s,
                            Buffer(64, 0));
   for (unsigned l = 0; l < 64; ++l) {
     const uint32_t lo = encodeElemRne(ElemFormat::E2M1, bf16ToF32(uint16_t(x[l])), scaleOf(s[l]));
@@ -218,7 +200,7 @@ TEST(EmuCvtScaled, PkFp4FromBf16) {
 
 TEST(EmuCvtScaled, PkFp8F32WritesAWord) {
   const Buffer a = interesting(13), b = interesting(14), s = scales(15), init(64, 0xdead0000u);
-  const Buffer out = runOp("v_cvt_scalef32_pk_fp8_f32 v5, v2, v3, v4", a, b, s, init);
+  const Buffer out = runLaneOp("v_cvt_scalef32_pk_fp8_f32 v5, v2, v3, v4", a, b, s, init);
   for (unsigned l = 0; l < 64; ++l) {
     const uint32_t lo = encodeElemRne(ElemFormat::E4M3, flt(a[l]), scaleOf(s[l]));
     const uint32_t hi = encodeElemRne(ElemFormat::E4M3, flt(b[l]), scaleOf(s[l]));
@@ -228,7 +210,7 @@ TEST(EmuCvtScaled, PkFp8F32WritesAWord) {
 
 TEST(EmuCvtScaled, Prng) {
   const Buffer a = lanes([](unsigned l) { return l * 0x9e3779b9u; });
-  const Buffer out = runOp("v_prng_b32 v5, v2", a, a, a, Buffer(64, 0));
+  const Buffer out = runLaneOp("v_prng_b32 v5, v2", a, a, a, Buffer(64, 0));
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(out[l], prngNext(a[l]));
 }

@@ -31,24 +31,6 @@ Buffer pattern(uint32_t seed) {
   });
 }
 
-/// Runs `op` on v2..v4 -> v5 and returns v5 of every lane.
-Buffer runOp(const std::string &op, const Buffer &a, const Buffer &b, const Buffer &c,
-             Buffer init = Buffer(64, 0)) {
-  AsmKernel k;
-  k.body = std::string(kPrologue) + R"(
-  global_load_dword v2, v1, s[6:7]
-  global_load_dword v3, v1, s[8:9]
-  global_load_dword v4, v1, s[10:11]
-  global_load_dword v5, v1, s[4:5]
-  s_waitcnt vmcnt(0)
-)" + op + R"(
-  global_store_dword v1, v5, s[4:5]
-)";
-  Buffer out = init, ia = a, ib = b, ic = c;
-  auto stats = runAsm(k, {&out, &ia, &ib, &ic});
-  EXPECT_TRUE(stats.ok()) << stats.error();
-  return out;
-}
 
 struct IntCase {
   const char *name;
@@ -61,7 +43,7 @@ class EmuValuInt : public ::testing::TestWithParam<IntCase> {};
 TEST_P(EmuValuInt, MatchesIsaPseudoCode) {
   const IntCase &c = GetParam();
   const Buffer a = pattern(11), b = pattern(22), cc = pattern(33);
-  const Buffer out = runOp(c.op, a, b, cc);
+  const Buffer out = runLaneOp(c.op, a, b, cc);
   for (unsigned l = 0; l < 64; ++l)
     ASSERT_EQ(out[l], c.ref(a[l], b[l], cc[l]))
         << c.op << " lane " << l << " a=" << a[l] << " b=" << b[l] << " c=" << cc[l];
@@ -242,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, EmuValuInt, ::testing::ValuesIn(withReference()), 
 
 TEST(EmuValu, MbcntCountsLanesBelow) {
   const Buffer z(64, 0);
-  const Buffer out = runOp("v_mbcnt_lo_u32_b32 v5, -1, 0\n v_mbcnt_hi_u32_b32 v5, -1, v5", z, z, z);
+  const Buffer out = runLaneOp("v_mbcnt_lo_u32_b32 v5, -1, 0\n v_mbcnt_hi_u32_b32 v5, -1, v5", z, z, z);
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(out[l], l);
 }
@@ -250,7 +232,7 @@ TEST(EmuValu, MbcntCountsLanesBelow) {
 TEST(EmuValu, AddCoCarryChain64) {
   // 64-bit add from 32-bit halves: v_add_co_u32 + v_addc_co_u32 (e32: VCC).
   const Buffer a = pattern(5), b = pattern(6), c = pattern(7);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_add_co_u32_e32 v6, vcc, v2, v3
   v_addc_co_u32_e32 v7, vcc, v4, v4, vcc
   v_xor_b32 v5, v6, v7)", a, b, c);
@@ -263,7 +245,7 @@ TEST(EmuValu, AddCoCarryChain64) {
 
 TEST(EmuValu, AddCoE64WritesSgprPairCarry) {
   const Buffer a = pattern(8), b = pattern(9), z(64, 0);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_add_co_u32_e64 v6, s[12:13], v2, v3
   v_cndmask_b32_e64 v5, 0, 1, s[12:13])", a, b, z);
   for (unsigned l = 0; l < 64; ++l)
@@ -272,7 +254,7 @@ TEST(EmuValu, AddCoE64WritesSgprPairCarry) {
 
 TEST(EmuValu, SubCoBorrow) {
   const Buffer a = pattern(10), b = pattern(12), z(64, 0);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_sub_co_u32_e64 v6, s[12:13], v2, v3
   v_subb_co_u32_e64 v7, s[14:15], 0, 0, s[12:13]
   v_xor_b32 v5, v6, v7)", a, b, z);
@@ -284,7 +266,7 @@ TEST(EmuValu, SubCoBorrow) {
 
 TEST(EmuValu, MadU64U32) {
   const Buffer a = pattern(13), b = pattern(14), c = pattern(15);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_mov_b32 v7, v4
   v_mad_u64_u32 v[8:9], s[12:13], v2, v3, v[6:7]
   v_xor_b32 v5, v8, v9)", a, b, c, pattern(16));
@@ -297,7 +279,7 @@ TEST(EmuValu, MadU64U32) {
 
 TEST(EmuValu, LshlrevB64AndLshlAddU64) {
   const Buffer a = pattern(17), b = pattern(18), c = pattern(19);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_mov_b32 v10, v3
   v_mov_b32 v11, v4
   v_lshlrev_b64 v[6:7], 13, v[2:3]
@@ -312,7 +294,7 @@ TEST(EmuValu, LshlrevB64AndLshlAddU64) {
 
 TEST(EmuValu, LshlAddU64ShiftAbove4IsZero) {
   const Buffer a = pattern(20), b = pattern(21), c = pattern(22);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_mov_b32 v10, v3
   v_lshl_add_u64 v[8:9], v[2:3], 5, v[10:11]
   v_mov_b32 v5, v8)", a, b, c);
@@ -322,7 +304,7 @@ TEST(EmuValu, LshlAddU64ShiftAbove4IsZero) {
 
 TEST(EmuValu, MovB64FromSgprPair) {
   const Buffer z(64, 0);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   s_mov_b64 s[12:13], 0x12345678
   v_mov_b64 v[6:7], s[12:13]
   v_add_u32 v5, v6, v7)", z, z, z);
@@ -332,7 +314,7 @@ TEST(EmuValu, MovB64FromSgprPair) {
 
 TEST(EmuValu, ReadfirstlaneAndReadlane) {
   const Buffer a = pattern(23), z(64, 0);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   v_readlane_b32 s12, v2, 9
   v_readfirstlane_b32 s13, v2
   v_mov_b32 v5, s12
@@ -343,7 +325,7 @@ TEST(EmuValu, ReadfirstlaneAndReadlane) {
 
 TEST(EmuValu, ExecMaskedWritesKeepInactiveLanes) {
   const Buffer a = pattern(24), z(64, 0), init = pattern(25);
-  const Buffer out = runOp(R"(
+  const Buffer out = runLaneOp(R"(
   s_mov_b32 exec_lo, 0x00ff00ff
   s_mov_b32 exec_hi, 0x00ff00ff
   v_mov_b32 v5, v2
