@@ -20,6 +20,14 @@
 
 namespace mxf {
 
+/// The launch ABI of generated kernels: operand order and types (below), the
+/// trailing i32 row count and the grid mapping of templates/tiling.h. Bundles
+/// record it and the runtime refuses a bundle built for another ABI, because
+/// it would launch those kernels with the wrong arguments. Bump it whenever
+/// any of these change (a template change that keeps them bumps only
+/// kTemplateRevision, templates/template_revision.h).
+constexpr int kKernelAbiVersion = 1;
+
 /// `mxf_<op>_<key values in canonical spec order>`, e.g.
 /// mxf_rotate_quant_K4096_RS64_hadamard_M16_fp4_even_rne_f32_plain_gfx950.
 /// Numeric keys are written as <key><value> (K4096, RS64, M16, topk8, E256,

@@ -1,0 +1,133 @@
+//===- disk_cache.h - The persistent kernel cache ------------------*- C++ -*-===//
+//
+// A directory of entry files, `<dir>/<64-hex key>.mxfc` (cache_entry.h), that
+// any number of threads and processes share without locks:
+//  - store() writes with writeFileAtomically (support/file_io.h): a reader
+//    sees no entry or a complete one, never a torn file; two writers of the
+//    same key both succeed and the second rename wins (same bytes anyway);
+//  - load() verifies the header and checksum every time; a truncated,
+//    corrupted, foreign or mismatched entry is reported once through the
+//    warning handler, never returned, and the caller recompiles and stores,
+//    which replaces it;
+//  - a directory that cannot be written (read-only, full, not a directory)
+//    makes store() fail; the first such failure is reported once per
+//    DiskCache and later stores are skipped: compiling continues uncached.
+// Plain C++ (no LLVM, no MLIR): the CLI's `mxforge cache` uses it directly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_COMPILER_CACHE_DISK_CACHE_H
+#define MXFORGE_COMPILER_CACHE_DISK_CACHE_H
+
+#include "compiler/code_object.h"
+#include "numerics/status.h"
+#include "support/sha256.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mxf {
+
+/// Where the cache lives, from the environment:
+///  MXFORGE_CACHE=0 (or "off", "false", "no") disables it;
+///  else MXFORGE_CACHE_DIR, else $XDG_CACHE_HOME/mxforge, else
+///  $HOME/.cache/mxforge; with none of them set, disabled.
+struct CacheLocation {
+  bool enabled = false;
+  std::string directory;
+  /// Why: "MXFORGE_CACHE_DIR", "XDG_CACHE_HOME", "HOME", "MXFORGE_CACHE=0",
+  /// "no MXFORGE_CACHE_DIR, XDG_CACHE_HOME or HOME".
+  std::string source;
+};
+/// `getenv` is a parameter so that tests need not touch the real
+/// environment; the default reads it.
+CacheLocation cacheLocationFromEnvironment(
+    const std::function<const char *(const char *)> &getenv = nullptr);
+
+/// Receives each warning (one line, no trailing newline). The default
+/// prints `mxforge: warning: <line>` on stderr.
+using CacheWarningHandler = std::function<void(const std::string &)>;
+
+/// File name suffix of entries.
+constexpr const char *kCacheEntrySuffix = ".mxfc";
+
+enum class CacheLoadOutcome {
+  Hit,      // a verified entry
+  Miss,     // no entry for the key
+  Rejected, // an entry was there but failed verification (reported)
+};
+
+struct CacheLoad {
+  CacheLoadOutcome outcome = CacheLoadOutcome::Miss;
+  std::optional<CodeObject> object; // set exactly for Hit
+  std::string problem;              // for Rejected: why
+};
+
+/// One entry as `mxforge cache ls|verify` shows it.
+struct CacheEntryInfo {
+  std::string fileName;
+  uint64_t bytes = 0;
+  int64_t modifiedUnixSeconds = 0;
+  std::string spec;   // from the payload when it decodes, else empty
+  std::string kernel; // the kernel name, likewise
+  /// Empty when the entry verifies (header, checksum, key = file name).
+  std::string problem;
+};
+
+struct CacheStats {
+  uint64_t entries = 0;
+  uint64_t totalBytes = 0;
+  uint64_t temporaries = 0; // leftovers of interrupted writes
+  uint64_t foreignFiles = 0; // anything else in the directory
+};
+
+class DiskCache {
+public:
+  explicit DiskCache(std::string directory, CacheWarningHandler warn = nullptr);
+
+  const std::string &directory() const { return directory_; }
+  std::string entryPath(const Sha256Digest &key) const;
+
+  /// Looks `key` up; `canonicalSpec` must match the entry's own spec.
+  /// A rejected entry is reported (once per key per DiskCache) and, when it
+  /// is an empty directory in the entry's place, removed so that the next
+  /// store can replace it. Never fails otherwise: an unreadable entry is a
+  /// Rejected, a missing one a Miss.
+  CacheLoad load(const Sha256Digest &key, const std::string &canonicalSpec);
+
+  /// Writes the entry atomically, creating the directory if needed. After
+  /// the first failure (reported once) stores are skipped and return that
+  /// failure: see the file comment.
+  Status store(const Sha256Digest &key, const CodeObject &object);
+
+  /// False once a store has failed.
+  bool writable() const { return writable_.load(); }
+
+  /// Every entry (verified when `verify`), sorted by file name. Fails only
+  /// when the directory cannot be read (a missing one lists as empty).
+  Result<std::vector<CacheEntryInfo>> list(bool verify) const;
+  Result<CacheStats> stats() const;
+  /// Removes every entry and every leftover temporary; other files are left
+  /// alone. Returns how many files were removed.
+  Result<uint64_t> clear() const;
+  /// Removes the entries that fail verification; returns them.
+  Result<std::vector<CacheEntryInfo>> removeDamaged() const;
+
+private:
+  void warnOnce(const std::string &what, const std::string &message);
+
+  std::string directory_;
+  CacheWarningHandler warn_;
+  std::atomic<bool> writable_{true};
+  std::mutex warnedMutex_;
+  std::set<std::string> warned_;
+};
+
+} // namespace mxf
+
+#endif // MXFORGE_COMPILER_CACHE_DISK_CACHE_H
