@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spec/buckets.h"
 #include "spec/kernel_spec.h"
 
 #include "spec/spec_keys.h"
@@ -20,7 +21,6 @@ using spec_detail::SpecKey;
 // The bounds of docs/spec.md.
 constexpr int kMinK = 32, kMaxK = 65536, kKMultiple = 32;
 constexpr int kValidRS[] = {0, 32, 64, 128, 256};
-constexpr int kValidM[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 constexpr int kMinE = 1, kMaxE = 1024;
 constexpr int kValidBlock[] = {32, 64, 128};
 constexpr int kMinN = 16, kMaxN = 1048576, kNMultiple = 16;
@@ -105,8 +105,8 @@ Status checkShapesAndRotation(const KernelSpec &spec) {
                     "learned, learned_per_block (or set RS=0 for no rotation)");
   if (spec.RS > 0 && spec.K % spec.RS != 0)
     return fail(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
-  if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kValidM, spec.M))
-    return fail(spec, SpecKey::M, "M must be one of " + joinInts(kValidM));
+  if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kMBuckets, spec.M))
+    return fail(spec, SpecKey::M, "M must be one of " + joinInts(kMBuckets));
   return Status::success();
 }
 

@@ -183,20 +183,6 @@ Status checkFootprint(const KernelSpec &spec, const ReferenceSignature &sig,
 
 } // namespace
 
-RotateQuantProblem rotateQuantProblem(const KernelSpec &spec, uint64_t seed) {
-  RotateQuantProblem problem;
-  problem.k = static_cast<size_t>(spec.K);
-  problem.rotation.kind = spec.rot;
-  problem.rotation.rs = spec.RS;
-  problem.inter = spec.inter;
-  problem.quant.format = spec.fmt;
-  problem.quant.rule = spec.scale;
-  problem.quant.rounding = spec.round;
-  problem.quant.seed = static_cast<uint32_t>(seed);
-  problem.scaleLayout = spec.layout;
-  return problem;
-}
-
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
                                   uint64_t seed) {
   Result<ReferenceSignature> sig = referenceSignature(spec, m);

@@ -12,6 +12,7 @@
 #include "numerics/reference.h"
 #include "numerics/status.h"
 #include "spec/kernel_spec.h"
+#include "spec/reference_problem.h" // rotateQuantProblem
 #include "tools/mxforge/npy.h"
 
 #include <cstdint>
@@ -32,10 +33,6 @@ struct ReferenceRun {
 /// Largest total size of a run's arrays (inputs, outputs and a generated
 /// GEMM weight) that runReference accepts.
 constexpr size_t kMaxReferenceBytes = size_t(4) << 30;
-
-/// The numerics problem of a valid spec. round=sr takes the low 32 bits of
-/// `seed` as its PRNG seed.
-RotateQuantProblem rotateQuantProblem(const KernelSpec &spec, uint64_t seed);
 
 /// Runs `spec` at `m` rows (ignored by quant_weight, which runs N rows).
 /// Fails without allocating when the arrays would exceed kMaxReferenceBytes.

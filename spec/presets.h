@@ -1,0 +1,37 @@
+//===- presets.h - Ready kernel sets for known models --------------*- C++ -*-===//
+//
+// `mxforge bundle --preset NAME` and the C API compile these. Each preset is
+// the fused rotate+quant kernels one model's decode and prefill need: every
+// activation width K that feeds an MXFP4 GEMM, RS=64 Hadamard, every M
+// bucket 1..256, scale rules `even` (OCP) and `rceil` (AITER). Widths that
+// the rotate_quant template cannot serve yet (K > 16384) are left out and
+// listed in the preset's note; MoE specs join when that template exists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_SPEC_PRESETS_H
+#define MXFORGE_SPEC_PRESETS_H
+
+#include "numerics/status.h"
+#include "spec/kernel_spec.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxf {
+
+struct SpecPreset {
+  std::string name;        // e.g. "qwen3-8b"
+  std::string description; // the model and the widths covered
+  std::string note;        // what is left out and why (may be empty)
+  std::vector<KernelSpec> specs;
+};
+
+/// Every preset, in a stable order.
+const std::vector<SpecPreset> &specPresets();
+/// The preset `name`, or an error listing the known names.
+Result<SpecPreset> findSpecPreset(std::string_view name);
+
+} // namespace mxf
+
+#endif // MXFORGE_SPEC_PRESETS_H
