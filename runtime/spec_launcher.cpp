@@ -36,15 +36,52 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, const std::string &name) {
   return Result<uint64_t>::failure("'" + name + "' is not an operand of " + printSpec(spec));
 }
 
-Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
-                              const KernelInfo &kernel, const KernelSpec &spec, int m,
-                              const HostArrays &inputs, const SpecLaunchOptions &options) {
+namespace {
+
+Status checkRows(const KernelSpec &spec, int m) {
   if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
     return supported;
   if (m < 1 || m > spec.M)
-    return Result<SpecLaunch>::failure("M=" + std::to_string(m) + " is outside 1.." +
-                                       std::to_string(spec.M) + " (the bucket of " +
-                                       printSpec(spec) + ")");
+    return Status::failure("M=" + std::to_string(m) + " is outside 1.." + std::to_string(spec.M) +
+                           " (the bucket of " + printSpec(spec) + ")");
+  return Status::success();
+}
+
+LaunchConfig launchConfigFor(const KernelSpec &spec, int m) {
+  const KernelTiling tiling = chooseRotateQuantTiling(spec);
+  const std::array<uint32_t, 3> grid = tiling.gridFor(m);
+  LaunchConfig config;
+  config.grid = {grid[0], grid[1], grid[2]};
+  config.workgroup = {uint32_t(tiling.workgroupSize()), 1, 1};
+  return config;
+}
+
+} // namespace
+
+Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec, int m,
+                        const std::vector<KernelArg> &operands, void *stream,
+                        LaunchReport *report) {
+  if (Status rows = checkRows(spec, m); !rows.ok())
+    return rows;
+  const size_t expected = kernelOperands(spec).size();
+  if (operands.size() != expected)
+    return Status::failure(printSpec(spec) + " takes " + std::to_string(expected) +
+                           " operands, " + std::to_string(operands.size()) + " were given");
+  KernelArgs args;
+  for (const KernelArg &operand : operands)
+    args.add(operand);
+  if (kernelHasRowsOperand(spec.op))
+    args.value(int32_t(m));
+  LaunchConfig config = launchConfigFor(spec, m);
+  config.stream = stream;
+  return device.launch(kernel, config, args, report);
+}
+
+Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
+                              const KernelInfo &kernel, const KernelSpec &spec, int m,
+                              const HostArrays &inputs, const SpecLaunchOptions &options) {
+  if (Status rows = checkRows(spec, m); !rows.ok())
+    return rows;
   const std::vector<KernelOperand> operands = kernelOperands(spec);
   for (const auto &[name, bytes] : inputs) {
     bool known = false;
@@ -62,7 +99,7 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
     return handle.status();
 
   std::vector<ScopedBuffer> buffers;
-  KernelArgs args;
+  std::vector<KernelArg> args;
   for (const KernelOperand &operand : operands) {
     const uint64_t size = bytesOf(operand);
     Result<ScopedBuffer> buffer = ScopedBuffer::allocate(device, size);
@@ -89,21 +126,15 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
                                          std::to_string(size) + " (" + operand.derivation + ")");
     if (Status copied = device.copyIn(buffer.value(), 0, contents->data(), size); !copied.ok())
       return copied;
-    args.buffer(buffer.value().get());
+    args.push_back(KernelArg::buffer(buffer.value().get()));
     buffers.push_back(std::move(buffer.value()));
   }
-  if (kernelHasRowsOperand(spec.op))
-    args.value(int32_t(m));
-
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
-  const std::array<uint32_t, 3> grid = tiling.gridFor(m);
   SpecLaunch result;
-  result.grid = {grid[0], grid[1], grid[2]};
-  result.workgroup = {uint32_t(tiling.workgroupSize()), 1, 1};
-  LaunchConfig config;
-  config.grid = result.grid;
-  config.workgroup = result.workgroup;
-  if (Status launched = device.launch(handle.value(), config, args, &result.report);
+  const LaunchConfig config = launchConfigFor(spec, m);
+  result.grid = config.grid;
+  result.workgroup = config.workgroup;
+  if (Status launched =
+          launchSpecKernel(device, handle.value(), spec, m, args, nullptr, &result.report);
       !launched.ok())
     return launched;
   if (Status synced = device.synchronize(); !synced.ok())

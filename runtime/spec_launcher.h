@@ -43,6 +43,16 @@ struct SpecLaunchOptions {
 /// Bytes of one operand of `spec` (its static shape times element size).
 Result<uint64_t> operandBytes(const KernelSpec &spec, const std::string &name);
 
+/// Launches `kernel` (the loaded kernel of `spec`) for `m` rows on memory the
+/// caller owns: `operands` holds one pointer argument per operand of
+/// kernelOperands(spec), inputs and outputs alike, in that order; the row
+/// count and the grid are added here. Asynchronous on the hip backend (on
+/// `stream`), finished on return on the emu backend (`report` gets its
+/// counters).
+Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec, int m,
+                        const std::vector<KernelArg> &operands, void *stream = nullptr,
+                        LaunchReport *report = nullptr);
+
 /// Loads `hsaco` on `device`, uploads the inputs (every operand the kernel
 /// reads must be given, exactly sized), launches the kernel of `spec` for
 /// `m` rows (1 <= m <= spec.M) and downloads every output.

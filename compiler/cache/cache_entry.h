@@ -35,10 +35,14 @@ constexpr uint64_t kMaxCacheEntryBytes = uint64_t(64) << 20;
 std::vector<uint8_t> encodeCacheEntry(const Sha256Digest &key, const CodeObject &object);
 
 /// Checks, in this order, and fails with the first that does not hold:
-/// "not an mxforge cache entry (bad magic)", "cache entry format version N,
-/// expected 1", "entry belongs to another key", "truncated (N of M payload
-/// bytes)", "trailing bytes after the payload", "payload checksum mismatch",
-/// a payload field that does not decode, "entry is for spec X, not Y".
+/// "empty file", "not an mxforge cache entry (bad magic)", "cache entry
+/// format version N, expected 1", "entry belongs to another key", "truncated
+/// (N of 84 header bytes)" (also for a file cut inside the magic, version or
+/// key), "entry of N bytes exceeds the limit of M", "truncated (N of M payload
+/// bytes)", "trailing bytes after the payload (N)", "payload checksum
+/// mismatch", "payload does not decode: <field>: ...", "entry is for spec X,
+/// not Y". An empty `expectedSpec` skips the last check (`mxforge cache
+/// verify` knows the key from the file name, not the spec).
 Result<CodeObject> decodeCacheEntry(const uint8_t *data, size_t size,
                                     const Sha256Digest &expectedKey,
                                     const std::string &expectedSpec);

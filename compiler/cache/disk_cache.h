@@ -34,9 +34,10 @@
 namespace mxf {
 
 /// Where the cache lives, from the environment:
-///  MXFORGE_CACHE=0 (or "off", "false", "no") disables it;
+///  MXFORGE_CACHE=0 (or "off", "false", "no", any case) disables it;
 ///  else MXFORGE_CACHE_DIR, else $XDG_CACHE_HOME/mxforge, else
-///  $HOME/.cache/mxforge; with none of them set, disabled.
+///  $HOME/.cache/mxforge; with none of them set, disabled. An empty value
+///  counts as unset, and a relative XDG_CACHE_HOME is ignored (XDG spec).
 struct CacheLocation {
   bool enabled = false;
   std::string directory;
@@ -75,13 +76,16 @@ struct CacheEntryInfo {
   int64_t modifiedUnixSeconds = 0;
   std::string spec;   // from the payload when it decodes, else empty
   std::string kernel; // the kernel name, likewise
-  /// Empty when the entry verifies (header, checksum, key = file name).
+  /// Empty when the entry verifies (header, checksum, key = file name), or
+  /// when list() was asked not to verify.
   std::string problem;
+  /// Set by removeDamaged() for the damaged entries it removed.
+  bool removed = false;
 };
 
 struct CacheStats {
-  uint64_t entries = 0;
-  uint64_t totalBytes = 0;
+  uint64_t entries = 0;    // `*.mxfc` names, as list() counts them
+  uint64_t totalBytes = 0; // of the entries that are regular files
   uint64_t temporaries = 0; // leftovers of interrupted writes
   uint64_t foreignFiles = 0; // anything else in the directory
 };
@@ -102,30 +106,39 @@ public:
 
   /// Writes the entry atomically, creating the directory if needed. After
   /// the first failure (reported once) stores are skipped and return that
-  /// failure: see the file comment.
+  /// failure: see the file comment. The one failure that concerns a single
+  /// key, a non-empty directory in the entry's place, fails that store only
+  /// (reported once per key) and leaves the cache writable.
   Status store(const Sha256Digest &key, const CodeObject &object);
 
   /// False once a store has failed.
   bool writable() const { return writable_.load(); }
 
-  /// Every entry (verified when `verify`), sorted by file name. Fails only
-  /// when the directory cannot be read (a missing one lists as empty).
+  /// Every entry (`*.mxfc`, temporaries excluded), sorted by file name.
+  /// Each is read so that `spec` and `kernel` are filled when it decodes;
+  /// `problem` is filled only when `verify`. Fails only when the directory
+  /// cannot be read (a missing one lists as empty).
   Result<std::vector<CacheEntryInfo>> list(bool verify) const;
   Result<CacheStats> stats() const;
   /// Removes every entry and every leftover temporary; other files are left
   /// alone. Returns how many files were removed.
   Result<uint64_t> clear() const;
-  /// Removes the entries that fail verification; returns them.
+  /// Removes the entries that fail verification (an empty directory in an
+  /// entry's place too; a non-empty one stays); returns them all, with
+  /// `removed` set for those that are gone.
   Result<std::vector<CacheEntryInfo>> removeDamaged() const;
 
 private:
   void warnOnce(const std::string &what, const std::string &message);
+  /// Reports the first failed store and turns the later ones off.
+  Status disableStores(const std::string &reason);
 
   std::string directory_;
   CacheWarningHandler warn_;
   std::atomic<bool> writable_{true};
   std::mutex warnedMutex_;
   std::set<std::string> warned_;
+  std::string storeFailure_; // guarded by warnedMutex_
 };
 
 } // namespace mxf

@@ -31,6 +31,8 @@ Subcommand demoSubcommand();
 Subcommand compileSubcommand(); // compile_command.cpp (links the compiler)
 Subcommand inspectSubcommand(); // inspect_command.cpp (links codeobj/)
 Subcommand runSubcommand();     // run_command.cpp (compiler + runtime)
+Subcommand bundleSubcommand();  // bundle_command.cpp (kernel table + JIT)
+Subcommand cacheSubcommand();   // cache_command.cpp (compiler/cache, no MLIR)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);
@@ -51,6 +53,14 @@ struct DemoOptions {
 };
 /// mxforge demo: the quality table of rotate_quant specs on random inputs.
 int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+struct CacheOptions {
+  std::string action;             // stat | ls | clear | verify
+  std::optional<std::string> dir; // --dir; default: cacheLocationFromEnvironment()
+  bool remove = false;            // verify --remove
+};
+/// mxforge cache: shows, verifies or clears the kernel cache (docs/cache.md).
+int runCache(const CacheOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
 
 } // namespace mxf::cli
 

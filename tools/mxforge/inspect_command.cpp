@@ -4,15 +4,17 @@
 // registers, LDS, scratch, workgroup size, occupancy and its limiting factor,
 // the instruction count and mix by family, and warnings for scratch use and
 // spills; --disasm adds the disassembly. docs/inspect.md describes the
-// output. The file's kind is recognised by its first bytes (kFileKinds), so
-// AOT bundles can be added next to code objects as a second kind.
+// output. The file's kind is recognised by its first bytes (kFileKinds): a
+// code object (ELF) is reported here, an AOT bundle by inspect_bundle.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/commands.h"
+#include "tools/mxforge/inspect_command.h"
 
 #include "codeobj/kernel_summary.h"
 #include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/commands.h"
+#include "tools/mxforge/inspect_bundle.h"
 #include "tools/mxforge/text_table.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -26,33 +28,29 @@
 #include <vector>
 
 namespace mxf::cli {
-
-/// What `mxforge inspect` was asked to do.
-struct InspectOptions {
-  std::vector<std::string> files;
-  bool disassembly = false;
-};
-
-int runInspect(const InspectOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
-
 namespace {
 
 namespace cl = llvm::cl;
 using namespace mxf::codeobj;
 
-cl::SubCommand inspectCommand("inspect", "Show the kernels of a gfx950 code object: registers, "
-                                         "occupancy, instruction mix, scratch use");
+cl::SubCommand inspectCommand("inspect", "Show the kernels of a gfx950 code object or an mxforge "
+                                         "bundle: registers, occupancy, instruction mix, scratch "
+                                         "use");
 
 cl::list<std::string> fileArgs(cl::Positional, cl::sub(inspectCommand), cl::desc("<file>..."),
                                cl::cat(mxforgeCategory()));
 cl::opt<bool> disasmFlag("disasm", cl::sub(inspectCommand),
                          cl::desc("Also print each kernel's disassembly"),
                          cl::cat(mxforgeCategory()));
+cl::opt<bool> kernelsFlag("kernels", cl::sub(inspectCommand),
+                          cl::desc("For a bundle, also report each code object it holds in full"),
+                          cl::cat(mxforgeCategory()));
 
 int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   InspectOptions options;
   options.files.assign(fileArgs.begin(), fileArgs.end());
   options.disassembly = disasmFlag;
+  options.kernels = kernelsFlag;
   return runInspect(options, out, err);
 }
 
@@ -175,26 +173,16 @@ void printKernel(const KernelSummary &summary, bool disassembly, llvm::raw_ostre
 int inspectCodeObject(llvm::StringRef path, llvm::ArrayRef<uint8_t> bytes,
                       const InspectOptions &options, llvm::raw_ostream &out,
                       llvm::raw_ostream &err) {
-  Result<std::unique_ptr<Disassembler>> disassembler = Disassembler::create();
-  if (!disassembler.ok())
-    return reportError(err, disassembler.error());
-  Result<CodeObjectSummary> summary = summarizeCodeObject(bytes, *disassembler.value());
-  if (!summary.ok()) {
-    out.flush();
-    return reportError(err, "'" + path + "' is not a valid gfx950 code object: " + summary.error());
-  }
-  const CodeObjectSummary &object = summary.value();
-  out << llvm::sys::path::filename(path) << ": code object v" << object.codeObjectVersion
-      << ", target " << object.target << ", " << plural(object.kernels.size(), "kernel", "kernels")
-      << "\n";
-  for (const KernelSummary &kernel : object.kernels)
-    printKernel(kernel, options.disassembly, out);
+  Status printed =
+      printCodeObject(llvm::sys::path::filename(path), bytes, options.disassembly, out);
   out.flush();
+  if (!printed.ok())
+    return reportError(err,
+                       "'" + path + "' is not a valid gfx950 code object: " + printed.message());
   return kExitSuccess;
 }
 
 /// The kinds of file inspect understands, recognised by their first bytes.
-/// AOT bundles will be the second entry.
 struct FileKind {
   const char *name;
   bool (*matches)(llvm::ArrayRef<uint8_t> bytes);
@@ -209,6 +197,7 @@ bool isElf(llvm::ArrayRef<uint8_t> bytes) {
 
 const FileKind kFileKinds[] = {
     {"gfx950 code object (ELF)", isElf, inspectCodeObject},
+    {"mxforge bundle", isBundle, inspectBundle},
 };
 
 int inspectFile(const std::string &path, const InspectOptions &options, llvm::raw_ostream &out,
@@ -229,6 +218,22 @@ int inspectFile(const std::string &path, const InspectOptions &options, llvm::ra
 }
 
 } // namespace
+
+Status printCodeObject(llvm::StringRef title, llvm::ArrayRef<uint8_t> hsaco, bool disassembly,
+                       llvm::raw_ostream &out) {
+  Result<std::unique_ptr<Disassembler>> disassembler = Disassembler::create();
+  if (!disassembler.ok())
+    return Status::failure(disassembler.error());
+  Result<CodeObjectSummary> summary = summarizeCodeObject(hsaco, *disassembler.value());
+  if (!summary.ok())
+    return summary.status();
+  const CodeObjectSummary &object = summary.value();
+  out << title << ": code object v" << object.codeObjectVersion << ", target " << object.target
+      << ", " << plural(object.kernels.size(), "kernel", "kernels") << "\n";
+  for (const KernelSummary &kernel : object.kernels)
+    printKernel(kernel, disassembly, out);
+  return Status::success();
+}
 
 Subcommand inspectSubcommand() { return {&inspectCommand, runSelected}; }
 

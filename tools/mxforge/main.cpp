@@ -50,7 +50,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mxf::installDefaultSpecFrontend(); // specs compile through dialects/ + templates/
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
-                                    compileSubcommand(), inspectSubcommand(), runSubcommand()};
+                                    compileSubcommand(), inspectSubcommand(), runSubcommand(),
+                                    bundleSubcommand(),  cacheSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -66,8 +67,10 @@ int main(int argc, char **argv) {
       "  mxforge ref --spec SPEC ...   run the CPU reference on .npy arrays\n"
       "  mxforge demo                  quantization quality of the decode set\n"
       "  mxforge compile --spec SPEC   compile a spec to a gfx950 code object\n"
-      "  mxforge inspect FILE.hsaco    registers, occupancy, instruction mix\n"
-      "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n\n"
+      "  mxforge inspect FILE          a code object (.hsaco) or bundle (.mxfb): registers, occupancy\n"
+      "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n"
+      "  mxforge bundle --preset NAME  compile a set of specs into an AOT bundle (.mxfb)\n"
+      "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
@@ -78,6 +81,6 @@ int main(int argc, char **argv) {
     if (*sub.command)
       return sub.run(llvm::outs(), llvm::errs());
   return reportError(llvm::errs(),
-                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run (mxforge --help lists them)",
+                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run, bundle, cache (mxforge --help lists them)",
                      kExitUsage);
 }

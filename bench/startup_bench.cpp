@@ -1,0 +1,197 @@
+//===- startup_bench.cpp - Cache, bundle and parallel JIT at start-up -----===//
+//
+// Prints one table (median of repeats) of what an engine waits for at
+// start-up, against the targets of docs/jit.md:
+//  - cold compile: one spec in a fresh process, one thread, no cache (the
+//    baseline every other row is compared with);
+//  - cache hit: key + load + verify of one entry, per kernel;
+//  - bundle load: reading and verifying a bundle of 100 kernels;
+//  - preset cold: `qwen3-8b` compiled from nothing in a fresh process with
+//    1 and 2 threads (the whole process, LLVM initialization included).
+// Timings are this machine's; nothing here asserts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/jit/in_process_jit.h"
+#include "runtime/bundle_writer.h"
+#include "spec/presets.h"
+#include "support/file_io.h"
+#include "support/version.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// Wall time of a shell command in milliseconds; exits on failure.
+double timeCommand(const std::string &command) {
+  Clock::time_point start = Clock::now();
+  int status = std::system(command.c_str());
+  double ms = millisSince(start);
+  if (status != 0) {
+    std::fprintf(stderr, "error: '%s' failed\n", command.c_str());
+    std::exit(1);
+  }
+  return ms;
+}
+
+std::string scratchDirectory() {
+  char pattern[] = "/tmp/mxforge-startup-bench-XXXXXX";
+  if (!::mkdtemp(pattern)) {
+    std::perror("mkdtemp");
+    std::exit(1);
+  }
+  return pattern;
+}
+
+/// --child-compile SPEC: one compile in this fresh process, no cache.
+int childCompile(const char *specText) {
+  Clock::time_point start = Clock::now();
+  mxf::KernelTableOptions options;
+  options.jit = mxf::inProcessJit();
+  mxf::KernelTable table(std::move(options));
+  mxf::Result<mxf::KernelHandle> kernel = table.get(std::string_view(specText));
+  if (!kernel.ok()) {
+    std::fprintf(stderr, "error: %s\n", kernel.error().c_str());
+    return 1;
+  }
+  std::printf("%.3f\n", millisSince(start));
+  return 0;
+}
+
+double coldCompileMs(const char *self, const char *spec, int repeats) {
+  std::vector<double> samples;
+  for (int i = 0; i < repeats; ++i) {
+    std::string command = std::string("'") + self + "' --child-compile '" + spec + "'";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    double ms = -1;
+    if (!pipe || std::fscanf(pipe, "%lf", &ms) != 1 || ::pclose(pipe) != 0 || ms < 0) {
+      std::fprintf(stderr, "error: the cold-compile child failed\n");
+      std::exit(1);
+    }
+    samples.push_back(ms);
+  }
+  return median(samples);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc == 3 && std::string(argv[1]) == "--child-compile")
+    return childCompile(argv[2]);
+  const std::string tool = argc > 1 ? argv[1] : "";
+  if (tool.empty() || argc > 2) {
+    std::fprintf(stderr, "usage: startup_bench PATH/TO/mxforge\n");
+    return 2;
+  }
+  const char *kSpec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,scale=even";
+  const std::string dir = scratchDirectory();
+
+  // 1. The baseline: one cold compile.
+  const double coldMs = coldCompileMs(argv[0], kSpec, 5);
+
+  // 100 real kernels: the three presets (36 + 36 + 28), compiled once into a
+  // scratch cache (not timed; their cold cost is row 4's business).
+  std::vector<mxf::KernelSpec> specs;
+  for (const mxf::SpecPreset &preset : mxf::specPresets())
+    for (const mxf::KernelSpec &spec : preset.specs)
+      if (specs.size() < 100)
+        specs.push_back(spec);
+  mxf::KernelTableOptions options;
+  options.jit = mxf::inProcessJit();
+  options.cache = {true, dir + "/cache", "bench"};
+  std::vector<mxf::BundleInput> inputs;
+  {
+    mxf::KernelTable table(options);
+    for (mxf::Result<mxf::KernelHandle> &kernel : table.compileAll(specs, 2)) {
+      if (!kernel.ok()) {
+        std::fprintf(stderr, "error: %s\n", kernel.error().c_str());
+        return 1;
+      }
+      const mxf::CodeObject &object = kernel.value()->object;
+      inputs.push_back({object.spec, object.kernel, object.hsaco});
+    }
+  }
+
+  // 2. Cache hits: a fresh table per round, so every get() goes to disk.
+  std::vector<double> hitSamples;
+  for (int round = 0; round < 5; ++round) {
+    mxf::KernelTable table(options);
+    Clock::time_point start = Clock::now();
+    for (const mxf::KernelSpec &spec : specs)
+      if (!table.get(spec).ok() || table.stats().cacheHits == 0)
+        return std::fprintf(stderr, "error: expected a cache hit\n"), 1;
+    hitSamples.push_back(millisSince(start) / double(specs.size()));
+  }
+
+  // 3. Bundle load of the 100 kernels.
+  mxf::BundleHeaderInfo header;
+  header.mxforgeVersion = mxf::mxforgeVersion();
+  header.llvmVersion = LLVM_VERSION_STRING;
+  const std::string bundlePath = dir + "/hundred.mxfb";
+  if (mxf::Status written = mxf::writeBundleFile(bundlePath, header, inputs); !written.ok())
+    return std::fprintf(stderr, "error: %s\n", written.message().c_str()), 1;
+  std::vector<double> bundleSamples;
+  uint64_t bundleBytes = 0;
+  for (int round = 0; round < 20; ++round) {
+    Clock::time_point start = Clock::now();
+    mxf::Result<mxf::Bundle> bundle = mxf::Bundle::load(bundlePath);
+    bundleSamples.push_back(millisSince(start));
+    if (!bundle.ok() || bundle.value().size() != specs.size())
+      return std::fprintf(stderr, "error: bundle load failed\n"), 1;
+    bundleBytes = bundle.value().bytes().size();
+  }
+
+  // 4. The qwen3-8b preset from nothing, in a fresh process.
+  std::vector<double> preset1, preset2;
+  for (int round = 0; round < 3; ++round) {
+    for (int threads : {1, 2}) {
+      std::string command = "'" + tool + "' bundle --preset qwen3-8b --no-cache --threads " +
+                            std::to_string(threads) + " -o '" + dir + "/preset.mxfb' >/dev/null";
+      (threads == 1 ? preset1 : preset2).push_back(timeCommand(command));
+    }
+  }
+  const size_t presetKernels = mxf::findSpecPreset("qwen3-8b").value().specs.size();
+
+  (void)std::system(("rm -rf '" + dir + "'").c_str());
+
+  fmt::print("start-up costs on this machine (median; {} hardware threads)\n\n",
+             std::max(1u, std::thread::hardware_concurrency()));
+  fmt::print("{:<44} {:>12} {:>12} {:>14}\n", "case", "median", "target", "vs cold compile");
+  auto row = [&](const std::string &name, double ms, const std::string &target) {
+    fmt::print("{:<44} {:>9.3f} ms {:>12} {:>13.3f}x\n", name, ms, target, ms / coldMs);
+  };
+  row("cold compile, 1 kernel, fresh process", coldMs, "-");
+  row("cache hit (key + load + verify), per kernel", median(hitSamples), "<= 0.5 ms");
+  row(fmt::format("bundle load, {} kernels ({} KiB)", specs.size(), bundleBytes / 1024),
+      median(bundleSamples), "<= 20 ms");
+  row(fmt::format("qwen3-8b preset cold ({} kernels), 1 thread", presetKernels), median(preset1),
+      "-");
+  row(fmt::format("qwen3-8b preset cold ({} kernels), 2 threads", presetKernels),
+      median(preset2), "<= 2000 ms");
+  fmt::print("\n2-thread speed-up on the preset: {:.2f}x\n", median(preset1) / median(preset2));
+  return 0;
+}

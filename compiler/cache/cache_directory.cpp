@@ -1,0 +1,192 @@
+//===- cache_directory.cpp - Listing, verifying and clearing a cache ------===//
+//
+// What `mxforge cache` does to a whole directory. None of it takes a lock:
+// an entry stored meanwhile may or may not be seen, and removing an entry a
+// compile is about to read only costs that compile a miss.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/cache/disk_cache.h"
+
+#include "compiler/cache/cache_entry.h"
+#include "support/file_io.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mxf {
+namespace {
+
+enum class FileKind { Entry, Temporary, Foreign };
+
+FileKind classify(const std::string &name) {
+  if (isAtomicWriteTemporary(name))
+    return FileKind::Temporary;
+  const std::string suffix = kCacheEntrySuffix;
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return FileKind::Entry;
+  return FileKind::Foreign;
+}
+
+/// The names in `directory` (without "." and ".."), sorted; a directory that
+/// does not exist has none.
+Result<std::vector<std::string>> directoryNames(const std::string &directory) {
+  DIR *handle = ::opendir(directory.c_str());
+  if (!handle) {
+    if (errno == ENOENT)
+      return std::vector<std::string>{};
+    return Result<std::vector<std::string>>::failure("cannot read the cache directory " +
+                                                     directory + ": " + std::strerror(errno));
+  }
+  std::vector<std::string> names;
+  while (dirent *entry = ::readdir(handle)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..")
+      names.push_back(std::move(name));
+  }
+  ::closedir(handle);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// Reads and checks one entry file; `info.problem` says what is wrong.
+CacheEntryInfo inspectEntry(const std::string &directory, const std::string &name) {
+  CacheEntryInfo info;
+  info.fileName = name;
+  const std::string path = directory + "/" + name;
+  struct stat status;
+  if (::stat(path.c_str(), &status) != 0) {
+    info.problem = std::string("cannot stat it: ") + std::strerror(errno);
+    return info;
+  }
+  info.bytes = uint64_t(status.st_size);
+  info.modifiedUnixSeconds = int64_t(status.st_mtime);
+  if (S_ISDIR(status.st_mode)) {
+    info.bytes = 0;
+    info.problem = "a directory, not an entry file";
+    return info;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    info.problem = "not a regular file";
+    return info;
+  }
+  const std::string stem = name.substr(0, name.size() - std::strlen(kCacheEntrySuffix));
+  std::optional<Sha256Digest> key = Sha256Digest::fromHex(stem);
+  if (!key) {
+    info.problem = "the file name is not a cache key (64 hex digits)";
+    return info;
+  }
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxCacheEntryBytes);
+  if (!bytes.ok()) {
+    info.problem = bytes.error();
+    return info;
+  }
+  Result<CodeObject> object =
+      decodeCacheEntry(bytes.value().data(), bytes.value().size(), *key, /*expectedSpec=*/"");
+  if (!object.ok()) {
+    info.problem = object.error();
+    return info;
+  }
+  info.spec = object.value().spec;
+  info.kernel = object.value().kernel.name;
+  return info;
+}
+
+/// Removes a file or an empty directory; one that is gone already counts.
+Status removePath(const std::string &path, bool directory) {
+  int failed = directory ? ::rmdir(path.c_str()) : ::unlink(path.c_str());
+  if (failed != 0 && errno != ENOENT)
+    return Status::failure("cannot remove " + path + ": " + std::strerror(errno));
+  return Status::success();
+}
+
+} // namespace
+
+Result<std::vector<CacheEntryInfo>> DiskCache::list(bool verify) const {
+  Result<std::vector<std::string>> names = directoryNames(directory_);
+  if (!names.ok())
+    return names.status();
+  std::vector<CacheEntryInfo> entries;
+  for (const std::string &name : names.value()) {
+    if (classify(name) != FileKind::Entry)
+      continue;
+    // Decoded either way: `ls` shows the spec. Only verify() reports damage.
+    CacheEntryInfo info = inspectEntry(directory_, name);
+    if (!verify)
+      info.problem.clear();
+    entries.push_back(std::move(info));
+  }
+  return entries;
+}
+
+Result<CacheStats> DiskCache::stats() const {
+  Result<std::vector<std::string>> names = directoryNames(directory_);
+  if (!names.ok())
+    return names.status();
+  CacheStats stats;
+  for (const std::string &name : names.value()) {
+    switch (classify(name)) {
+    case FileKind::Entry: {
+      ++stats.entries;
+      struct stat status;
+      if (::stat((directory_ + "/" + name).c_str(), &status) == 0 && S_ISREG(status.st_mode))
+        stats.totalBytes += uint64_t(status.st_size);
+      break;
+    }
+    case FileKind::Temporary:
+      ++stats.temporaries;
+      break;
+    case FileKind::Foreign:
+      ++stats.foreignFiles;
+      break;
+    }
+  }
+  return stats;
+}
+
+Result<uint64_t> DiskCache::clear() const {
+  Result<std::vector<std::string>> names = directoryNames(directory_);
+  if (!names.ok())
+    return names.status();
+  uint64_t removed = 0;
+  for (const std::string &name : names.value()) {
+    if (classify(name) == FileKind::Foreign)
+      continue;
+    const std::string path = directory_ + "/" + name;
+    struct stat status;
+    // A directory named like an entry is no file of ours to delete.
+    if (::lstat(path.c_str(), &status) != 0 || S_ISDIR(status.st_mode))
+      continue;
+    Status gone = removePath(path, /*directory=*/false);
+    if (!gone.ok())
+      return gone;
+    ++removed;
+  }
+  return removed;
+}
+
+Result<std::vector<CacheEntryInfo>> DiskCache::removeDamaged() const {
+  Result<std::vector<CacheEntryInfo>> entries = list(/*verify=*/true);
+  if (!entries.ok())
+    return entries;
+  std::vector<CacheEntryInfo> damaged;
+  for (CacheEntryInfo &info : entries.value()) {
+    if (info.problem.empty())
+      continue;
+    const std::string path = directory_ + "/" + info.fileName;
+    struct stat status;
+    bool isDirectory = ::lstat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+    // A directory that is not empty stays (removed = false): deleting a tree
+    // we did not create is the user's call.
+    info.removed = removePath(path, isDirectory).ok();
+    damaged.push_back(std::move(info));
+  }
+  return damaged;
+}
+
+} // namespace mxf

@@ -1,0 +1,158 @@
+//===- disk_cache.cpp - Loading and storing entries -----------------------===//
+//
+// load() and store(), the two operations a compile goes through; what the
+// CLI does to a whole directory is in cache_directory.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/cache/disk_cache.h"
+
+#include "compiler/cache/cache_entry.h"
+#include "support/file_io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mxf {
+namespace {
+
+void printWarning(const std::string &line) {
+  // One fputs of the whole line, so that warnings of concurrent threads do
+  // not interleave mid-line.
+  std::string text = "mxforge: warning: " + line + "\n";
+  std::fputs(text.c_str(), stderr);
+}
+
+/// readFileBytes names the path at the start of its messages; the warning
+/// names it already.
+std::string withoutPathPrefix(const std::string &message, const std::string &path) {
+  const std::string prefix = path + ": ";
+  return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size())
+                                                         : message;
+}
+
+/// The warning for an entry that cannot be used: one per key.
+std::string damagedWarning(const std::string &path, const std::string &problem) {
+  return "cache entry " + path + " is damaged (" + problem + "); recompiling and replacing it";
+}
+
+std::string stuckDirectoryWarning(const std::string &path) {
+  return "cache entry " + path +
+         " is a directory that is not empty, so it cannot be replaced; this kernel is "
+         "compiled without the cache until the directory is removed";
+}
+
+} // namespace
+
+DiskCache::DiskCache(std::string directory, CacheWarningHandler warn)
+    : directory_(std::move(directory)), warn_(warn ? std::move(warn) : printWarning) {}
+
+std::string DiskCache::entryPath(const Sha256Digest &key) const {
+  return directory_ + "/" + key.hex() + kCacheEntrySuffix;
+}
+
+void DiskCache::warnOnce(const std::string &what, const std::string &message) {
+  {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    if (!warned_.insert(what).second)
+      return;
+  }
+  // Outside the lock: a handler may be slow, or log through something that
+  // calls back into this cache.
+  warn_(message);
+}
+
+CacheLoad DiskCache::load(const Sha256Digest &key, const std::string &canonicalSpec) {
+  const std::string path = entryPath(key);
+  CacheLoad result;
+  auto reject = [&](std::string problem, const std::string &warning) {
+    warnOnce(key.hex(), warning);
+    result.outcome = CacheLoadOutcome::Rejected;
+    result.problem = std::move(problem);
+    return result;
+  };
+  auto rejectDamaged = [&](std::string problem) {
+    std::string warning = damagedWarning(path, problem);
+    return reject(std::move(problem), warning);
+  };
+
+  // stat first: open(2) on a FIFO someone left in the entry's place would
+  // block, and a directory needs handling of its own.
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    // ENOTDIR: the cache directory's path runs through a regular file. The
+    // store will report that once; a load is just a miss.
+    if (errno == ENOENT || errno == ENOTDIR)
+      return result;
+    return rejectDamaged(std::string("cannot stat it: ") + std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT)
+      return rejectDamaged("an empty directory was in its place; removed it");
+    const std::string problem = "a directory that is not empty is in its place";
+    return reject(problem, stuckDirectoryWarning(path));
+  }
+  if (!S_ISREG(info.st_mode))
+    return rejectDamaged("not a regular file");
+
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxCacheEntryBytes);
+  if (!bytes.ok()) {
+    // clear() or another process may have removed it since the stat.
+    if (::stat(path.c_str(), &info) != 0 && errno == ENOENT)
+      return result;
+    return rejectDamaged(withoutPathPrefix(bytes.error(), path));
+  }
+  Result<CodeObject> object =
+      decodeCacheEntry(bytes.value().data(), bytes.value().size(), key, canonicalSpec);
+  if (!object.ok())
+    return rejectDamaged(object.error());
+  result.outcome = CacheLoadOutcome::Hit;
+  result.object = std::move(object.value());
+  return result;
+}
+
+Status DiskCache::disableStores(const std::string &reason) {
+  std::string message;
+  {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    if (storeFailure_.empty())
+      storeFailure_ = "cache directory " + directory_ + " is not writable (" + reason +
+                      "); compiling without the cache";
+    message = storeFailure_;
+  }
+  writable_.store(false);
+  // Keys are 64 hex digits, so this tag cannot be one.
+  warnOnce("<directory>", message);
+  return Status::failure(message);
+}
+
+Status DiskCache::store(const Sha256Digest &key, const CodeObject &object) {
+  if (!writable_.load()) {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    return Status::failure(storeFailure_);
+  }
+  Status directory = createDirectories(directory_);
+  if (!directory.ok())
+    return disableStores(directory.message());
+
+  // rename(2) cannot replace a directory. An empty one (load() normally
+  // removed it already) goes; a non-empty one blocks this key only, and is
+  // no reason to give up on the whole directory.
+  const std::string path = entryPath(key);
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && ::rmdir(path.c_str()) != 0 &&
+      errno != ENOENT) {
+    warnOnce(key.hex(), stuckDirectoryWarning(path));
+    return Status::failure("cache entry " + path + " is a directory that is not empty");
+  }
+
+  Status written = writeFileAtomically(path, encodeCacheEntry(key, object));
+  if (!written.ok())
+    return disableStores(written.message());
+  return Status::success();
+}
+
+} // namespace mxf

@@ -1,0 +1,221 @@
+//===- kernel_table.cpp - Compile-once kernels for engine start-up --------===//
+
+#include "compiler/jit/kernel_table.h"
+
+#include "spec/buckets.h"
+
+#include <atomic>
+#include <thread>
+
+namespace mxf {
+
+CacheKeyInputs ToolchainIdentity::keyInputs(const std::string &canonicalSpec) const {
+  CacheKeyInputs inputs;
+  inputs.canonicalSpec = canonicalSpec;
+  inputs.mxforgeVersion = mxforgeVersion;
+  inputs.llvmVersion = llvmVersion;
+  inputs.target = target;
+  inputs.codeObjectVersion = codeObjectVersion;
+  inputs.templateRevision = templateRevision;
+  return inputs;
+}
+
+const char *kernelOriginName(KernelOrigin origin) {
+  switch (origin) {
+  case KernelOrigin::Bundle: return "bundle";
+  case KernelOrigin::DiskCache: return "cache";
+  case KernelOrigin::Compiled: return "jit";
+  }
+  return "?";
+}
+
+KernelTable::KernelTable(KernelTableOptions options) : options_(std::move(options)) {
+  if (options_.jit && !options_.strict && options_.cache.enabled)
+    cache_ = std::make_unique<DiskCache>(options_.cache.directory, options_.warn);
+}
+
+KernelTable::~KernelTable() = default;
+
+void KernelTable::addBundle(std::shared_ptr<const Bundle> bundle) {
+  if (!bundle)
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Bundle::Kernel &kernel : bundle->kernels()) {
+    // The loader checked that every manifest spec parses and is canonical.
+    Result<KernelSpec> spec = parseSpec(kernel.spec);
+    if (spec.ok())
+      bucketsByFamily_[specFamily(spec.value())].insert(spec.value().M);
+  }
+  bundles_.push_back(std::move(bundle));
+}
+
+void KernelTable::noteBuckets(const KernelSpec &spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  bucketsByFamily_[specFamily(spec)].insert(spec.M);
+}
+
+Result<KernelHandle> KernelTable::get(std::string_view specText) {
+  Result<KernelSpec> spec = parseSpec(specText);
+  if (!spec.ok())
+    return spec.status();
+  return get(spec.value());
+}
+
+Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  const std::string canonical = printSpec(spec);
+  std::promise<Result<KernelHandle>> promise;
+  std::shared_future<Result<KernelHandle>> pending;
+  bool firstAsker = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.requests;
+    auto found = entries_.find(canonical);
+    if (found != entries_.end()) {
+      pending = found->second;
+    } else {
+      pending = promise.get_future().share();
+      entries_.emplace(canonical, pending);
+      firstAsker = true;
+    }
+  }
+  if (!firstAsker)
+    return pending.get(); // waits, outside the lock, while the first asker works
+  Result<KernelHandle> result = produce(spec, canonical);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!result.ok())
+      ++stats_.failures;
+    else if (result.value()->origin == KernelOrigin::Bundle)
+      ++stats_.fromBundle;
+    else if (result.value()->origin == KernelOrigin::DiskCache)
+      ++stats_.cacheHits;
+    else
+      ++stats_.compiled;
+  }
+  if (result.ok())
+    noteBuckets(spec);
+  promise.set_value(result);
+  return result;
+}
+
+Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::string &canonical) {
+  auto handle = [&](CodeObject object, KernelOrigin origin) -> Result<KernelHandle> {
+    auto kernel = std::make_shared<TableKernel>();
+    kernel->spec = spec;
+    kernel->object = std::move(object);
+    kernel->origin = origin;
+    return KernelHandle(std::move(kernel));
+  };
+
+  std::vector<std::shared_ptr<const Bundle>> bundles;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bundles = bundles_;
+  }
+  for (const std::shared_ptr<const Bundle> &bundle : bundles)
+    if (const Bundle::Kernel *kernel = bundle->find(canonical)) {
+      CodeObject object;
+      object.hsaco.assign(kernel->hsaco, kernel->hsaco + kernel->hsacoSize);
+      object.kernel = kernel->kernel;
+      object.spec = canonical;
+      return handle(std::move(object), KernelOrigin::Bundle);
+    }
+
+  if (options_.strict)
+    return Result<KernelHandle>::failure("'" + canonical +
+                                         "' is in no loaded bundle (strict mode: no JIT)");
+  if (!options_.jit)
+    return Result<KernelHandle>::failure(
+        "'" + canonical + "' is in no loaded bundle and no compiler is linked to JIT it");
+
+  const JitCompiler &jit = *options_.jit;
+  std::optional<Sha256Digest> key;
+  if (cache_) {
+    key = cacheKey(jit.identity.keyInputs(canonical));
+    CacheLoad cached = cache_->load(*key, canonical);
+    if (cached.outcome == CacheLoadOutcome::Hit)
+      return handle(std::move(*cached.object), KernelOrigin::DiskCache);
+    // A rejected entry was reported by the cache; compiling replaces it.
+  }
+  Result<CodeObject> compiled = jit.compile(spec);
+  if (!compiled.ok())
+    return compiled.status();
+  if (cache_)
+    (void)cache_->store(*key, compiled.value()); // a failure degrades (warned once)
+  return handle(std::move(compiled.value()), KernelOrigin::Compiled);
+}
+
+std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<KernelSpec> &specs,
+                                                          unsigned threads) {
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, std::max<size_t>(specs.size(), 1));
+  std::vector<std::optional<Result<KernelHandle>>> slots(specs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < specs.size(); i = next++)
+      slots[i].emplace(get(specs[i]));
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work(); // the calling thread is one of the workers
+  for (std::thread &thread : pool)
+    thread.join();
+  std::vector<Result<KernelHandle>> results;
+  results.reserve(specs.size());
+  for (std::optional<Result<KernelHandle>> &slot : slots)
+    results.push_back(std::move(*slot));
+  return results;
+}
+
+std::vector<int> KernelTable::availableBuckets(const KernelSpec &family) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = bucketsByFamily_.find(specFamily(family));
+  if (found == bucketsByFamily_.end())
+    return {};
+  return std::vector<int>(found->second.begin(), found->second.end());
+}
+
+Result<KernelHandle> KernelTable::forRows(const KernelSpec &family, int m) {
+  KernelSpec member = family;
+  member.M = kLargestMBucket; // any legal bucket: the family's own M may be unset
+  if (Status valid = validateSpec(member); !valid.ok())
+    return valid;
+  const std::string familyText = specFamily(family);
+  if (m < 1)
+    return Result<KernelHandle>::failure("M=" + std::to_string(m) + " for " + familyText +
+                                         ": a launch needs at least one row");
+  if (m > kLargestMBucket)
+    return Result<KernelHandle>::failure("M=" + std::to_string(m) + " for " + familyText +
+                                         " exceeds the largest M bucket (" +
+                                         std::to_string(kLargestMBucket) +
+                                         "); split the batch");
+  const std::vector<int> buckets = availableBuckets(family);
+  for (int bucket : buckets)
+    if (bucket >= m) {
+      member.M = bucket;
+      return get(member);
+    }
+  if (options_.jit && !options_.strict) {
+    member.M = *smallestBucketAtLeast(m);
+    return get(member);
+  }
+  std::string have;
+  for (int bucket : buckets)
+    have += (have.empty() ? "" : ", ") + std::to_string(bucket);
+  return Result<KernelHandle>::failure(
+      "no kernel for M=" + std::to_string(m) + " of " + familyText + ": " +
+      (buckets.empty() ? std::string("no bucket of this family is loaded")
+                       : "the loaded buckets are " + have) +
+      (options_.strict ? " (strict mode: no JIT)" : " (no compiler is linked)"));
+}
+
+KernelTableStats KernelTable::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+} // namespace mxf

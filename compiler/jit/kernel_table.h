@@ -1,0 +1,146 @@
+//===- kernel_table.h - Compile-once kernels for engine start-up --*- C++ -*-===//
+//
+// What an engine holds at start-up: one KernelTable per process. `get(spec)`
+// returns the spec's code object, looking in this order:
+//   1. the table itself (every spec is produced once per process, even when
+//      many threads ask at the same moment: the others wait for the first);
+//   2. the bundles added with addBundle (AOT, runtime/bundle.h);
+//   3. the disk cache (compiler/cache/disk_cache.h), when a JIT is attached;
+//   4. the JIT, whose result then goes into the disk cache.
+// In strict mode steps 3 and 4 are off: a spec missing from the bundles is
+// an error that names it. Without a JIT (a runtime-only engine) the same.
+//
+// The table itself is plain C++ (no MLIR): the JIT is a function given in
+// the options; compiler/jit/in_process_jit.h makes the real one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_COMPILER_JIT_KERNEL_TABLE_H
+#define MXFORGE_COMPILER_JIT_KERNEL_TABLE_H
+
+#include "compiler/cache/cache_key.h"
+#include "compiler/cache/disk_cache.h"
+#include "compiler/code_object.h"
+#include "numerics/status.h"
+#include "runtime/bundle.h"
+#include "spec/kernel_spec.h"
+
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mxf {
+
+/// Everything besides the spec that decides what a compile produces; with
+/// the canonical spec it makes the cache key.
+struct ToolchainIdentity {
+  std::string mxforgeVersion;
+  std::string llvmVersion;
+  std::string target;
+  int codeObjectVersion = 5;
+  int templateRevision = 0;
+
+  CacheKeyInputs keyInputs(const std::string &canonicalSpec) const;
+};
+
+/// A compiler the table may call: compiles one validated spec.
+struct JitCompiler {
+  std::function<Result<CodeObject>(const KernelSpec &)> compile;
+  ToolchainIdentity identity;
+};
+
+/// Where a kernel of the table came from.
+enum class KernelOrigin { Bundle, DiskCache, Compiled };
+const char *kernelOriginName(KernelOrigin origin); // "bundle", "cache", "jit"
+
+/// One kernel of the table; immutable and shared (handles stay valid for as
+/// long as anyone holds them, independent of the table).
+struct TableKernel {
+  KernelSpec spec;
+  CodeObject object; // hsaco, KernelInfo, canonical spec text
+  KernelOrigin origin = KernelOrigin::Compiled;
+};
+using KernelHandle = std::shared_ptr<const TableKernel>;
+
+struct KernelTableOptions {
+  /// Absent: bundles only (what a runtime without the compiler has).
+  std::optional<JitCompiler> jit;
+  /// Only bundle kernels, never the cache or the JIT (AOT deployments that
+  /// must not compile at start-up).
+  bool strict = false;
+  /// The disk cache used with the JIT; usually cacheLocationFromEnvironment().
+  CacheLocation cache;
+  /// Receives warnings (damaged cache entries, an unwritable cache). Null:
+  /// stderr, as DiskCache's default.
+  CacheWarningHandler warn;
+};
+
+/// Counters for logs and tests.
+struct KernelTableStats {
+  uint64_t requests = 0;   // get() calls, including those served from the table
+  uint64_t fromBundle = 0; // kernels taken from a bundle
+  uint64_t cacheHits = 0;  // kernels loaded from the disk cache
+  uint64_t compiled = 0;   // kernels the JIT compiled
+  uint64_t failures = 0;   // specs that ended in an error
+};
+
+class KernelTable {
+public:
+  explicit KernelTable(KernelTableOptions options);
+  ~KernelTable();
+  KernelTable(const KernelTable &) = delete;
+  KernelTable &operator=(const KernelTable &) = delete;
+
+  /// Makes a bundle's kernels available. Bundles added earlier win when two
+  /// hold the same spec. Thread-safe.
+  void addBundle(std::shared_ptr<const Bundle> bundle);
+
+  /// The kernel of `spec` (see the file comment). Thread-safe; a spec is
+  /// produced at most once per table, and a failure is remembered too (a
+  /// compile is deterministic, so asking again would fail again).
+  Result<KernelHandle> get(const KernelSpec &spec);
+  /// Parses `specText` first (a parse error is returned as is).
+  Result<KernelHandle> get(std::string_view specText);
+
+  /// get() for every spec on `threads` threads (0: one per core); one
+  /// result per spec, in order. A failing spec does not stop the others.
+  std::vector<Result<KernelHandle>> compileAll(const std::vector<KernelSpec> &specs,
+                                               unsigned threads);
+
+  /// Bucket dispatch: the kernel of `family` (any member; its M is ignored)
+  /// for an actual row count `m`: the smallest bucket >= m that the table or
+  /// a bundle already holds; when there is none and a JIT may run, the
+  /// smallest legal bucket >= m is compiled. m < 1, m above the largest
+  /// bucket (256), or no bucket in strict mode are errors naming the family
+  /// and the buckets there are.
+  Result<KernelHandle> forRows(const KernelSpec &family, int m);
+
+  /// The buckets of `family` available without compiling, ascending.
+  std::vector<int> availableBuckets(const KernelSpec &family) const;
+
+  KernelTableStats stats() const;
+  /// The disk cache in use, or null (strict, no JIT, or disabled).
+  const DiskCache *diskCache() const { return cache_.get(); }
+
+private:
+  Result<KernelHandle> produce(const KernelSpec &spec, const std::string &canonical);
+  void noteBuckets(const KernelSpec &spec);
+
+  KernelTableOptions options_;
+  std::unique_ptr<DiskCache> cache_;
+
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<const Bundle>> bundles_;
+  std::map<std::string, std::shared_future<Result<KernelHandle>>> entries_;
+  std::map<std::string, std::set<int>> bucketsByFamily_;
+  KernelTableStats stats_;
+};
+
+} // namespace mxf
+
+#endif // MXFORGE_COMPILER_JIT_KERNEL_TABLE_H

@@ -1,0 +1,114 @@
+//===- bundle.h - AOT bundles: many code objects in one checked file -*- C++ -*-===//
+//
+// A bundle (`.mxfb`) carries precompiled gfx950 code objects, each with its
+// canonical spec and its KernelInfo, so an inference engine can look kernels
+// up by spec and launch them with no compiler in the process. The byte
+// layout, every check and its message are in docs/bundle.md.
+//
+// Loading verifies everything before handing anything out: the fixed header,
+// the declared file size, a SHA-256 of the whole file, the kernel ABI and the
+// target the code was built for, then the manifest (bounds, order, canonical
+// specs, valid KernelInfos) and a SHA-256 per code object. A Bundle that
+// loads is therefore safe to use: every code object pointer lies inside the
+// bytes it owns and every KernelInfo is fit to pack arguments with.
+//
+// Plain C++ (no LLVM or MLIR): the runtime links it. Falling back to the JIT
+// when a spec is missing (and refusing to, in `strict` mode) is the kernel
+// table's job, not this file's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_RUNTIME_BUNDLE_H
+#define MXFORGE_RUNTIME_BUNDLE_H
+
+#include "dialects/mxf/kernel_signature.h"
+#include "numerics/status.h"
+#include "runtime/kernel_info.h"
+#include "spec/kernel_spec.h"
+#include "support/sha256.h"
+#include "templates/template_revision.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxf {
+
+/// The version of the layout in docs/bundle.md; a loader reads only its own.
+constexpr uint32_t kBundleFormatVersion = 1;
+/// The only target this runtime loads.
+inline constexpr const char *kBundleTarget = "amdgcn-amd-amdhsa--gfx950";
+/// "MXFBUNDL": the first 8 bytes of every bundle.
+inline constexpr char kBundleMagic[8] = {'M', 'X', 'F', 'B', 'U', 'N', 'D', 'L'};
+/// Sizes of the fixed header and of the trailer (the file's SHA-256).
+constexpr size_t kBundleHeaderSize = 64;
+constexpr size_t kBundleTrailerSize = 32;
+/// Code objects start at multiples of this (ELF loaders like aligned input).
+constexpr size_t kBundleDataAlignment = 16;
+/// Longest version or target string in the header.
+constexpr size_t kMaxBundleHeaderString = 256;
+
+/// What a bundle says about itself.
+struct BundleHeaderInfo {
+  uint32_t formatVersion = kBundleFormatVersion;
+  uint32_t kernelAbiVersion = kKernelAbiVersion;
+  uint32_t templateRevision = kTemplateRevision;
+  std::string mxforgeVersion; // who wrote it
+  std::string llvmVersion;    // the LLVM that generated the code objects
+  std::string target = kBundleTarget;
+};
+
+struct BundleLoadOptions {
+  /// A bundle for any other target is refused (its code cannot run here).
+  std::string expectedTarget = kBundleTarget;
+};
+
+/// A loaded, fully verified bundle. It owns the file's bytes; Kernel::hsaco
+/// points into them, so a Bundle moves (the pointers stay valid) but does
+/// not copy.
+class Bundle {
+public:
+  struct Kernel {
+    std::string spec;  // canonical text
+    KernelInfo kernel; // decoded and validated (decodeKernelInfo)
+    const uint8_t *hsaco = nullptr;
+    size_t hsacoSize = 0;
+    Sha256Digest checksum; // SHA-256 of the code object, verified at load
+  };
+
+  /// Verifies and takes `bytes`. Errors name the problem ("truncated (N of M
+  /// bytes)", "corrupted (manifest entry 3 ('...'): ...)", ...).
+  static Result<Bundle> fromBytes(std::vector<uint8_t> bytes,
+                                  const BundleLoadOptions &options = {});
+  /// Reads and verifies the file `path`; every error starts with "<path>: ".
+  static Result<Bundle> load(const std::string &path, const BundleLoadOptions &options = {});
+
+  Bundle(Bundle &&) = default;
+  Bundle &operator=(Bundle &&) = default;
+  Bundle(const Bundle &) = delete;
+  Bundle &operator=(const Bundle &) = delete;
+
+  const BundleHeaderInfo &header() const { return header_; }
+  /// The number of kernels.
+  size_t size() const { return kernels_.size(); }
+  /// The whole file, as loaded (every Kernel::hsaco points into it).
+  const std::vector<uint8_t> &bytes() const { return bytes_; }
+  /// In file order, which is ascending spec order (the writer sorts).
+  const std::vector<Kernel> &kernels() const { return kernels_; }
+  /// The kernel of a canonical spec, or nullptr (binary search).
+  const Kernel *find(std::string_view canonicalSpec) const;
+  /// The kernel of printSpec(spec), or nullptr.
+  const Kernel *find(const KernelSpec &spec) const;
+
+private:
+  Bundle() = default;
+
+  std::vector<uint8_t> bytes_;
+  BundleHeaderInfo header_;
+  std::vector<Kernel> kernels_;
+};
+
+} // namespace mxf
+
+#endif // MXFORGE_RUNTIME_BUNDLE_H

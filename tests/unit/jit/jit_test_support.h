@@ -1,0 +1,106 @@
+//===- jit_test_support.h - Fake JITs and bundles for kernel table tests -*- C++ -*-===//
+#ifndef MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H
+#define MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H
+
+#include "compiler/jit/kernel_table.h"
+#include "runtime/bundle_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace mxf::testing {
+
+inline KernelSpec specOf(const std::string &text) {
+  Result<KernelSpec> spec = parseSpec(text);
+  EXPECT_TRUE(spec.ok()) << spec.error();
+  return spec.ok() ? spec.value() : KernelSpec();
+}
+
+/// A code object whose bytes are derived from the canonical spec, so that
+/// tests can tell which spec produced it.
+inline CodeObject fakeCodeObject(const KernelSpec &spec) {
+  CodeObject object;
+  object.spec = printSpec(spec);
+  object.hsaco.assign(object.spec.begin(), object.spec.end());
+  object.hsaco.insert(object.hsaco.begin(), {0x7F, 'E', 'L', 'F'});
+  object.kernel.name = "fake_" + std::to_string(spec.K) + "_M" + std::to_string(spec.M);
+  object.kernel.target = kBundleTarget;
+  object.kernel.codeObjectVersion = 5;
+  object.kernel.kernargSize = 8;
+  object.kernel.kernargAlign = 8;
+  object.kernel.maxWorkgroupSize = 256;
+  object.kernel.args = {{"x", "global_buffer", "global", 0, 8}};
+  return object;
+}
+
+/// A JIT that counts its compiles, optionally sleeps in each (to widen
+/// races) and fails every spec whose K is `failK`.
+struct FakeJit {
+  std::atomic<int> compiles{0};
+  int sleepMs = 0;
+  int failK = -1;
+
+  JitCompiler compiler() {
+    JitCompiler jit;
+    jit.identity.mxforgeVersion = "test";
+    jit.identity.llvmVersion = "22.test";
+    jit.identity.target = kBundleTarget;
+    jit.identity.templateRevision = 1;
+    jit.compile = [this](const KernelSpec &spec) -> Result<CodeObject> {
+      ++compiles;
+      if (sleepMs)
+        std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+      if (spec.K == failK)
+        return Result<CodeObject>::failure("[stage codegen] " + printSpec(spec) +
+                                           ": injected failure");
+      return fakeCodeObject(spec);
+    };
+    return jit;
+  }
+};
+
+inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &specs) {
+  std::vector<BundleInput> inputs;
+  for (const std::string &text : specs) {
+    CodeObject object = fakeCodeObject(specOf(text));
+    inputs.push_back({object.spec, object.kernel, object.hsaco});
+  }
+  BundleHeaderInfo header;
+  header.mxforgeVersion = "test";
+  header.llvmVersion = "22.test";
+  Result<std::vector<uint8_t>> bytes = encodeBundle(header, inputs);
+  EXPECT_TRUE(bytes.ok()) << bytes.error();
+  Result<Bundle> bundle = Bundle::fromBytes(bytes.ok() ? bytes.value() : std::vector<uint8_t>());
+  EXPECT_TRUE(bundle.ok()) << bundle.error();
+  if (!bundle.ok())
+    return nullptr;
+  return std::make_shared<const Bundle>(std::move(bundle.value()));
+}
+
+/// A fresh empty directory, removed at the end of the test.
+class ScratchCacheDir {
+public:
+  ScratchCacheDir() {
+    char pattern[] = "/tmp/mxforge-jit-test-XXXXXX";
+    if (::mkdtemp(pattern))
+      path_ = pattern;
+  }
+  ~ScratchCacheDir() {
+    if (!path_.empty())
+      (void)std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  const std::string &path() const { return path_; }
+  CacheLocation location() const { return {true, path_, "test"}; }
+
+private:
+  std::string path_;
+};
+
+} // namespace mxf::testing
+
+#endif // MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H

@@ -1,0 +1,208 @@
+//===- test_kernel_table.cpp - Compile once, bundles first, cache, strict -===//
+
+#include "tests/unit/jit/jit_test_support.h"
+#include "tests/unit/test_seed.h"
+
+#include "support/file_io.h"
+
+#include <random>
+#include <set>
+#include <thread>
+
+namespace mxf {
+namespace {
+
+using testing::FakeJit;
+using testing::fakeBundle;
+using testing::ScratchCacheDir;
+using testing::specOf;
+
+const char *const kSpec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16";
+
+TEST(KernelTable, ManyThreadsAskingAtOnceCompileOnce) {
+  FakeJit fake;
+  fake.sleepMs = 50; // every asker arrives while the first is compiling
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  KernelTable table(std::move(options));
+  std::vector<KernelHandle> handles(16);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < handles.size(); ++t)
+    threads.emplace_back([&, t] {
+      Result<KernelHandle> kernel = table.get(std::string_view(kSpec));
+      ASSERT_TRUE(kernel.ok()) << kernel.error();
+      handles[t] = kernel.value();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(fake.compiles.load(), 1);
+  for (const KernelHandle &handle : handles)
+    EXPECT_EQ(handle.get(), handles[0].get()) << "every asker gets the same kernel";
+  EXPECT_EQ(handles[0]->origin, KernelOrigin::Compiled);
+  EXPECT_EQ(handles[0]->object.spec, printSpec(specOf(kSpec)));
+  KernelTableStats stats = table.stats();
+  EXPECT_EQ(stats.requests, 16u);
+  EXPECT_EQ(stats.compiled, 1u);
+}
+
+TEST(KernelTable, FailuresAreRememberedAndNamed) {
+  FakeJit fake;
+  fake.failK = 2048;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  KernelTable table(std::move(options));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Result<KernelHandle> kernel = table.get(std::string_view("rotate_quant:K=2048"));
+    ASSERT_FALSE(kernel.ok());
+    EXPECT_NE(kernel.error().find("injected failure"), std::string::npos) << kernel.error();
+  }
+  EXPECT_EQ(fake.compiles.load(), 1);
+  EXPECT_EQ(table.stats().failures, 1u);
+}
+
+TEST(KernelTable, InvalidSpecsAreRejectedBeforeAnyCompile) {
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  KernelTable table(std::move(options));
+  Result<KernelHandle> parsed = table.get(std::string_view("rotate_quant:K=4096,M=3"));
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error().find("M must be one of"), std::string::npos) << parsed.error();
+  KernelSpec bad = specOf(kSpec);
+  bad.K = 100;
+  EXPECT_FALSE(table.get(bad).ok());
+  EXPECT_EQ(fake.compiles.load(), 0);
+}
+
+TEST(KernelTable, CompileAllKeepsOrderAndIsolatesFailures) {
+  FakeJit fake;
+  fake.failK = 2048;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  KernelTable table(std::move(options));
+  std::vector<KernelSpec> specs;
+  for (int k : {1024, 2048, 4096, 2048, 8192})
+    for (int m : {1, 8})
+      specs.push_back(specOf("rotate_quant:K=" + std::to_string(k) + ",M=" + std::to_string(m)));
+  std::vector<Result<KernelHandle>> results = table.compileAll(specs, 4);
+  ASSERT_EQ(results.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].K == 2048) {
+      EXPECT_FALSE(results[i].ok()) << i;
+      continue;
+    }
+    ASSERT_TRUE(results[i].ok()) << results[i].error();
+    EXPECT_EQ(results[i].value()->object.spec, printSpec(specs[i])) << "result " << i;
+  }
+  EXPECT_EQ(fake.compiles.load(), 8) << "the repeated K=2048 specs compile once each";
+}
+
+TEST(KernelTable, BundleKernelsComeFirstAndNeverCompile) {
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  KernelTable table(std::move(options));
+  table.addBundle(fakeBundle({kSpec}));
+  Result<KernelHandle> kernel = table.get(std::string_view(kSpec));
+  ASSERT_TRUE(kernel.ok()) << kernel.error();
+  EXPECT_EQ(kernel.value()->origin, KernelOrigin::Bundle);
+  EXPECT_EQ(kernel.value()->object.hsaco, testing::fakeCodeObject(specOf(kSpec)).hsaco);
+  EXPECT_EQ(fake.compiles.load(), 0);
+  EXPECT_EQ(table.stats().fromBundle, 1u);
+  // A spec the bundle lacks is JIT-compiled.
+  ASSERT_TRUE(table.get(std::string_view("rotate_quant:K=1024")).ok());
+  EXPECT_EQ(fake.compiles.load(), 1);
+}
+
+TEST(KernelTable, StrictModeAndNoCompilerNameTheMissingSpec) {
+  FakeJit fake;
+  KernelTableOptions strictOptions;
+  strictOptions.jit = fake.compiler();
+  strictOptions.strict = true;
+  KernelTable strict(std::move(strictOptions));
+  strict.addBundle(fakeBundle({kSpec}));
+  EXPECT_TRUE(strict.get(std::string_view(kSpec)).ok());
+  Result<KernelHandle> missing = strict.get(std::string_view("rotate_quant:K=1024"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "'" + printSpec(specOf("rotate_quant:K=1024")) +
+                                 "' is in no loaded bundle (strict mode: no JIT)");
+  EXPECT_EQ(fake.compiles.load(), 0);
+
+  KernelTable runtimeOnly(KernelTableOptions{});
+  Result<KernelHandle> noJit = runtimeOnly.get(std::string_view(kSpec));
+  ASSERT_FALSE(noJit.ok());
+  EXPECT_NE(noJit.error().find("no compiler is linked"), std::string::npos) << noJit.error();
+}
+
+TEST(KernelTable, DiskCacheServesTheNextTableAndHealsDamage) {
+  ScratchCacheDir dir;
+  FakeJit first;
+  {
+    KernelTableOptions options;
+    options.jit = first.compiler();
+    options.cache = dir.location();
+    KernelTable table(std::move(options));
+    ASSERT_TRUE(table.get(std::string_view(kSpec)).ok());
+  }
+  EXPECT_EQ(first.compiles.load(), 1);
+
+  // A second table, as a second process would have: a cache hit.
+  FakeJit second;
+  std::vector<std::string> warnings;
+  KernelTableOptions options;
+  options.jit = second.compiler();
+  options.cache = dir.location();
+  options.warn = [&](const std::string &line) { warnings.push_back(line); };
+  {
+    KernelTable table(options);
+    Result<KernelHandle> kernel = table.get(std::string_view(kSpec));
+    ASSERT_TRUE(kernel.ok()) << kernel.error();
+    EXPECT_EQ(kernel.value()->origin, KernelOrigin::DiskCache);
+    EXPECT_EQ(kernel.value()->object.hsaco, testing::fakeCodeObject(specOf(kSpec)).hsaco);
+  }
+  EXPECT_EQ(second.compiles.load(), 0);
+  EXPECT_TRUE(warnings.empty());
+
+  // Damage the entry: the next table reports it once, recompiles, replaces it.
+  DiskCache cache(dir.path());
+  Result<std::vector<CacheEntryInfo>> entries = cache.list(false);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries.value().size(), 1u);
+  const std::string path = dir.path() + "/" + entries.value()[0].fileName;
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path);
+  ASSERT_TRUE(bytes.ok());
+  std::mt19937_64 rng(testing::testSeed("KernelTable.DiskCacheServesTheNextTableAndHealsDamage"));
+  bytes.value()[rng() % bytes.value().size()] ^= uint8_t(1 + rng() % 255);
+  ASSERT_TRUE(writeFileAtomically(path, bytes.value()).ok());
+  {
+    KernelTable table(options);
+    Result<KernelHandle> kernel = table.get(std::string_view(kSpec));
+    ASSERT_TRUE(kernel.ok()) << kernel.error();
+    EXPECT_EQ(kernel.value()->origin, KernelOrigin::Compiled);
+    EXPECT_EQ(kernel.value()->object.hsaco, testing::fakeCodeObject(specOf(kSpec)).hsaco);
+  }
+  EXPECT_EQ(second.compiles.load(), 1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(path), std::string::npos) << warnings[0];
+  {
+    KernelTable table(options);
+    Result<KernelHandle> kernel = table.get(std::string_view(kSpec));
+    ASSERT_TRUE(kernel.ok());
+    EXPECT_EQ(kernel.value()->origin, KernelOrigin::DiskCache) << "the entry was replaced";
+  }
+}
+
+TEST(KernelTable, StrictModeNeverTouchesTheCache) {
+  ScratchCacheDir dir;
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  options.cache = dir.location();
+  options.strict = true;
+  KernelTable table(std::move(options));
+  EXPECT_EQ(table.diskCache(), nullptr);
+  EXPECT_FALSE(table.get(std::string_view(kSpec)).ok());
+}
+
+} // namespace
+} // namespace mxf

@@ -1,0 +1,62 @@
+//===- test_spec_sets.cpp - Spec list files and presets -------------------===//
+
+#include "spec/buckets.h"
+#include "spec/presets.h"
+#include "spec/spec_list.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace mxf {
+namespace {
+
+TEST(SpecList, CommentsBlanksDuplicatesAndEveryBadLine) {
+  Result<SpecList> list = parseSpecList("# decode set\n"
+                                        "rotate_quant:K=4096,M=1   # first\n"
+                                        "\n"
+                                        "  rotate_quant:M=1,K=4096\n"
+                                        "rotate_quant:K=2048\r\n",
+                                        "set.txt");
+  ASSERT_TRUE(list.ok()) << list.error();
+  ASSERT_EQ(list.value().specs.size(), 2u);
+  EXPECT_EQ(list.value().specs[1].K, 2048);
+  ASSERT_EQ(list.value().notes.size(), 1u);
+  EXPECT_EQ(list.value().notes[0], "set.txt:4: duplicate of line 2, ignored");
+
+  Result<SpecList> bad = parseSpecList("rotate_quant:K=4096\nrotate_quant:K=7\nnope\n", "b.txt");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("b.txt:2: "), std::string::npos) << bad.error();
+  EXPECT_NE(bad.error().find("\nb.txt:3: "), std::string::npos) << bad.error();
+  EXPECT_EQ(parseSpecList("# only comments\n", "e.txt").error(),
+            "e.txt: no specs (one per line, '#' comments)");
+}
+
+TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
+  ASSERT_GE(specPresets().size(), 3u);
+  for (const char *name : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b"}) {
+    Result<SpecPreset> preset = findSpecPreset(name);
+    ASSERT_TRUE(preset.ok()) << preset.error();
+    std::set<std::string> seen;
+    std::set<int> buckets;
+    std::set<ScaleRule> rules;
+    for (const KernelSpec &spec : preset.value().specs) {
+      ASSERT_TRUE(validateSpec(spec).ok()) << printSpec(spec);
+      EXPECT_TRUE(seen.insert(printSpec(spec)).second) << "duplicate " << printSpec(spec);
+      EXPECT_EQ(spec.RS, 64);
+      buckets.insert(spec.M);
+      rules.insert(spec.scale);
+    }
+    EXPECT_EQ(buckets.size(), std::size(kMBuckets)) << name << ": every M bucket";
+    EXPECT_EQ(rules, (std::set<ScaleRule>{ScaleRule::Even, ScaleRule::Rceil})) << name;
+  }
+  EXPECT_EQ(findSpecPreset("qwen3-8b").value().specs.front().K, 4096);
+  EXPECT_EQ(findSpecPreset("qwen3-32b").value().specs.front().K, 5120);
+  EXPECT_EQ(findSpecPreset("qwen3-30b-a3b").value().specs.front().K, 2048);
+  Result<SpecPreset> unknown = findSpecPreset("llama");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error(), "unknown preset 'llama'; known: qwen3-8b, qwen3-32b, qwen3-30b-a3b");
+}
+
+} // namespace
+} // namespace mxf

@@ -1,0 +1,202 @@
+//===- bundle_command.cpp - mxforge bundle: specs -> AOT bundle -----------===//
+//
+// mxforge bundle --specs FILE | --preset NAME... -o OUT.mxfb [--threads N]
+// compiles a list of specs in parallel (through the disk cache unless
+// --no-cache) and writes them as one bundle (docs/bundle.md). Nothing is
+// written unless every spec compiled; the file is replaced atomically.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/commands.h"
+
+#include "compiler/jit/in_process_jit.h"
+#include "runtime/bundle_writer.h"
+#include "spec/presets.h"
+#include "spec/spec_list.h"
+#include "support/file_io.h"
+#include "support/version.h"
+#include "templates/template_revision.h"
+#include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/text_table.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Format.h"
+
+#include <chrono>
+#include <map>
+
+namespace mxf::cli {
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::SubCommand bundleCommand("bundle", "Compile a list of specs into one AOT bundle (.mxfb)");
+
+cl::list<std::string> specsFlag("specs", cl::sub(bundleCommand), cl::value_desc("FILE"),
+                                cl::desc("File of specs, one per line ('#' comments)"),
+                                cl::cat(mxforgeCategory()));
+cl::list<std::string> presetFlag("preset", cl::sub(bundleCommand), cl::value_desc("NAME"),
+                                 cl::desc("A ready set of specs (see --list-presets)"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<std::string> outputFlag("o", cl::sub(bundleCommand), cl::value_desc("OUT.mxfb"),
+                                cl::desc("The bundle to write"), cl::cat(mxforgeCategory()));
+cl::opt<std::string> threadsFlag("threads", cl::sub(bundleCommand), cl::value_desc("N"),
+                                 cl::desc("Compile on N threads (default: one per core)"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<std::string> covFlag("cov", cl::sub(bundleCommand), cl::value_desc("5|6"),
+                             cl::desc("AMDHSA code object version (default: 5)"),
+                             cl::cat(mxforgeCategory()));
+cl::opt<bool> noCacheFlag("no-cache", cl::sub(bundleCommand),
+                          cl::desc("Compile everything; neither read nor fill the disk cache"),
+                          cl::cat(mxforgeCategory()));
+cl::opt<bool> listPresetsFlag("list-presets", cl::sub(bundleCommand),
+                              cl::desc("List the presets and exit"), cl::cat(mxforgeCategory()));
+
+// lld resets every llvm::cl option when it runs (docs/compiler.md), so the
+// values are copied out before the first compile.
+struct BundleFlags {
+  std::vector<std::string> specFiles;
+  std::vector<std::string> presets;
+  std::optional<std::string> output;
+  std::optional<std::string> threads;
+  std::optional<std::string> cov;
+  bool noCache = false;
+  bool listPresets = false;
+};
+
+int listPresets(llvm::raw_ostream &out) {
+  TextTable table;
+  table.addColumn("preset", TextTable::Align::Left);
+  table.addColumn("kernels");
+  table.addColumn("covers", TextTable::Align::Left);
+  for (const SpecPreset &preset : specPresets())
+    table.addRow({preset.name, std::to_string(preset.specs.size()), preset.description});
+  out << table.render();
+  for (const SpecPreset &preset : specPresets())
+    if (!preset.note.empty())
+      out << "note: " << preset.name << ": " << preset.note << "\n";
+  return kExitSuccess;
+}
+
+int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  if (flags.listPresets)
+    return listPresets(out);
+  if (flags.specFiles.empty() && flags.presets.empty())
+    return reportError(err,
+                       "mxforge bundle needs --specs FILE or --preset NAME, e.g. "
+                       "mxforge bundle --preset qwen3-8b -o qwen3-8b.mxfb",
+                       kExitUsage);
+  if (!flags.output || flags.output->empty())
+    return reportError(err, "mxforge bundle needs -o OUT.mxfb", kExitUsage);
+  unsigned threads = 0;
+  if (flags.threads) {
+    Result<int> parsed = parseIntFlag("threads", *flags.threads);
+    if (!parsed.ok())
+      return reportError(err, parsed.error(), kExitUsage);
+    if (parsed.value() < 1 || parsed.value() > 256)
+      return reportError(err, "--threads '" + *flags.threads + "' must be 1..256", kExitUsage);
+    threads = unsigned(parsed.value());
+  }
+  int cov = 5;
+  if (flags.cov) {
+    Result<int> parsed = parseIntFlag("cov", *flags.cov);
+    if (!parsed.ok())
+      return reportError(err, parsed.error(), kExitUsage);
+    if (parsed.value() != 5 && parsed.value() != 6)
+      return reportError(err, "--cov '" + *flags.cov + "' is not a code object version we "
+                              "emit; use 5 or 6",
+                         kExitUsage);
+    cov = parsed.value();
+  }
+
+  // Gather specs: files first, then presets; a spec named twice is compiled once.
+  std::vector<KernelSpec> specs;
+  std::map<std::string, bool> seen;
+  auto add = [&](const KernelSpec &spec) {
+    if (seen.emplace(printSpec(spec), true).second)
+      specs.push_back(spec);
+  };
+  for (const std::string &file : flags.specFiles) {
+    Result<std::vector<uint8_t>> bytes = readFileBytes(file, uint64_t(64) << 20);
+    if (!bytes.ok())
+      return reportError(err, "cannot read the spec list: " + bytes.error());
+    Result<SpecList> list = parseSpecList(
+        std::string_view(reinterpret_cast<const char *>(bytes.value().data()),
+                         bytes.value().size()),
+        file);
+    if (!list.ok())
+      return reportError(err, list.error());
+    for (const std::string &note : list.value().notes)
+      err << "note: " << note << "\n";
+    for (const KernelSpec &spec : list.value().specs)
+      add(spec);
+  }
+  for (const std::string &name : flags.presets) {
+    Result<SpecPreset> preset = findSpecPreset(name);
+    if (!preset.ok())
+      return reportError(err, preset.error(), kExitUsage);
+    for (const KernelSpec &spec : preset.value().specs)
+      add(spec);
+  }
+
+  KernelTableOptions options;
+  options.jit = inProcessJit(cov);
+  if (!flags.noCache)
+    options.cache = cacheLocationFromEnvironment();
+  options.warn = [&err](const std::string &line) { err << "warning: " << line << "\n"; };
+  KernelTable table(std::move(options));
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Result<KernelHandle>> results = table.compileAll(specs, threads);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  size_t failures = 0;
+  std::vector<BundleInput> inputs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!results[i].ok()) {
+      ++failures;
+      err << "error: " << printSpec(specs[i]) << ": " << results[i].error() << "\n";
+      continue;
+    }
+    const CodeObject &object = results[i].value()->object;
+    inputs.push_back({object.spec, object.kernel, object.hsaco});
+  }
+  if (failures)
+    return reportError(err, std::to_string(failures) + " of " + std::to_string(specs.size()) +
+                                " specs failed; " + *flags.output + " was not written");
+
+  BundleHeaderInfo header;
+  header.mxforgeVersion = mxforgeVersion();
+  header.llvmVersion = LLVM_VERSION_STRING;
+  if (Status written = writeBundleFile(*flags.output, header, inputs); !written.ok())
+    return reportError(err, "cannot write the bundle: " + written.message());
+  uint64_t codeBytes = 0;
+  for (const BundleInput &input : inputs)
+    codeBytes += input.hsaco.size();
+  const KernelTableStats stats = table.stats();
+  out << "wrote " << *flags.output << ": " << inputs.size() << " kernels, "
+      << (codeBytes + 1023) / 1024 << " KiB of code; " << stats.compiled << " compiled, "
+      << stats.cacheHits << " from the cache, in " << llvm::format("%.2f", seconds) << " s\n";
+  return kExitSuccess;
+}
+
+int runBundleCommand(llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  BundleFlags flags;
+  flags.specFiles.assign(specsFlag.begin(), specsFlag.end());
+  flags.presets.assign(presetFlag.begin(), presetFlag.end());
+  if (outputFlag.getNumOccurrences())
+    flags.output = outputFlag.getValue();
+  if (threadsFlag.getNumOccurrences())
+    flags.threads = threadsFlag.getValue();
+  if (covFlag.getNumOccurrences())
+    flags.cov = covFlag.getValue();
+  flags.noCache = noCacheFlag;
+  flags.listPresets = listPresetsFlag;
+  return runBundle(flags, out, err);
+}
+
+} // namespace
+
+Subcommand bundleSubcommand() { return {&bundleCommand, runBundleCommand}; }
+
+} // namespace mxf::cli
