@@ -1,0 +1,84 @@
+//===- capi_internal.h - What the C API's files share -------------*- C++ -*-===//
+//
+// The C structs behind the opaque handles of include/mxforge/mxforge.h, the
+// per-thread last error, and `guarded`, which turns anything a C++ call
+// below might throw (std::bad_alloc) into a status: no exception may cross
+// the C boundary.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_CAPI_CAPI_INTERNAL_H
+#define MXFORGE_CAPI_CAPI_INTERNAL_H
+
+#include "include/mxforge/mxforge.h"
+
+#include "compiler/jit/kernel_table.h"
+#include "dialects/mxf/kernel_signature.h"
+#include "runtime/device.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct mxf_kernel {
+  mxf::KernelHandle handle;
+  mxf::runtime::Module module;
+  mxf::runtime::Kernel deviceKernel;
+  std::vector<mxf::KernelOperand> operands;
+  std::vector<uint64_t> operandBytes;
+  std::string name; // kept as members so the info's pointers stay valid
+  std::string origin;
+};
+
+struct mxf_context {
+  std::unique_ptr<mxf::runtime::Device> device;
+  std::string deviceDescription;
+  std::unique_ptr<mxf::KernelTable> table;
+
+  std::mutex mutex; // guards kernels and buffers
+  /// One mxf_kernel per table kernel, loaded on the device once.
+  std::map<const mxf::TableKernel *, std::unique_ptr<mxf_kernel>> kernels;
+  /// Buffers of mxf_malloc by device address.
+  std::map<uint64_t, mxf::runtime::DeviceBuffer> buffers;
+
+  ~mxf_context();
+};
+
+namespace mxf::capi {
+
+/// Records `message` as the calling thread's last error; returns `status`.
+mxf_status fail(mxf_status status, std::string message);
+
+/// Runs `body` (returning mxf_status), mapping escaping exceptions to
+/// MXF_ERROR_INTERNAL.
+template <typename Body> mxf_status guarded(const char *function, Body &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(MXF_ERROR_INTERNAL, std::string(function) + ": out of memory");
+  } catch (const std::exception &error) {
+    return fail(MXF_ERROR_INTERNAL, std::string(function) + ": " + error.what());
+  } catch (...) {
+    return fail(MXF_ERROR_INTERNAL, std::string(function) + ": unknown C++ exception");
+  }
+}
+
+/// When `address` lies inside a buffer of mxf_malloc: the buffer and the
+/// offset of `address` in it. Locks the context's mutex.
+struct BufferSlice {
+  mxf::runtime::DeviceBuffer buffer;
+  uint64_t offset = 0;
+};
+std::optional<BufferSlice> findBuffer(mxf_context &context, uint64_t address);
+/// Bytes from `address` to the end of its mxf_malloc buffer, if it has one.
+std::optional<uint64_t> bytesFrom(mxf_context &context, uint64_t address);
+
+/// "<function>: <what> is NULL" as MXF_ERROR_INVALID_ARGUMENT.
+mxf_status nullArgument(const char *function, const char *what);
+
+} // namespace mxf::capi
+
+#endif // MXFORGE_CAPI_CAPI_INTERNAL_H

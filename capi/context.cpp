@@ -1,0 +1,341 @@
+//===- context.cpp - C API: contexts, bundles, JIT, bucket dispatch, launch -===//
+
+#include "capi/capi_internal.h"
+
+#include "compiler/jit/in_process_jit.h"
+#include "runtime/device_factory.h"
+#include "runtime/spec_launcher.h"
+#include "spec/buckets.h"
+
+#include <cstring>
+
+using mxf::capi::fail;
+using mxf::capi::guarded;
+using mxf::capi::nullArgument;
+
+mxf_context::~mxf_context() {
+  // Kernels and buffers go before the device that holds them.
+  for (auto &[key, kernel] : kernels)
+    (void)device->unloadModule(kernel->module);
+  for (auto &[address, buffer] : buffers)
+    (void)device->free(buffer);
+}
+
+namespace {
+
+/// Failures of the kernel table: a spec missing in strict mode (or with no
+/// compiler) is NOT_FOUND; everything else the JIT reports is COMPILE.
+mxf_status tableFailure(const mxf_context *context, const std::string &message) {
+  const bool missing = message.find("is in no loaded bundle") != std::string::npos ||
+                       message.find("no kernel for M=") != std::string::npos;
+  return fail(missing ? MXF_ERROR_NOT_FOUND : MXF_ERROR_COMPILE, message);
+}
+
+} // namespace
+
+extern "C" {
+
+void mxf_context_options_init(mxf_context_options *options) {
+  if (!options)
+    return;
+  std::memset(options, 0, sizeof(*options));
+  options->api_version = MXFORGE_API_VERSION;
+  options->device = "hip";
+  options->strict = 0;
+  options->cache_mode = MXF_CACHE_FROM_ENVIRONMENT;
+  options->cache_directory = nullptr;
+  options->code_object_version = 5;
+}
+
+mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **context) {
+  return guarded("mxf_context_create", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_context_create", "context");
+    *context = nullptr;
+    mxf_context_options options;
+    mxf_context_options_init(&options);
+    if (given)
+      options = *given;
+    if ((options.api_version >> 16) != MXFORGE_API_VERSION_MAJOR)
+      return fail(MXF_ERROR_VERSION,
+                  "mxf_context_create: options are for C API version " +
+                      std::to_string(options.api_version >> 16) + "." +
+                      std::to_string(options.api_version & 0xFFFF) + ", this library is " +
+                      std::to_string(MXFORGE_API_VERSION_MAJOR) + "." +
+                      std::to_string(MXFORGE_API_VERSION_MINOR) +
+                      " (call mxf_context_options_init)");
+    const int cov = options.code_object_version == 0 ? 5 : options.code_object_version;
+    if (cov != 5 && cov != 6)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_context_create: code_object_version " + std::to_string(cov) +
+                      " is not 5 or 6");
+    mxf::KernelTableOptions tableOptions;
+    tableOptions.strict = options.strict != 0;
+    tableOptions.jit = mxf::inProcessJit(cov);
+    switch (options.cache_mode) {
+    case MXF_CACHE_FROM_ENVIRONMENT:
+      tableOptions.cache = mxf::cacheLocationFromEnvironment();
+      break;
+    case MXF_CACHE_OFF:
+      break;
+    case MXF_CACHE_DIRECTORY:
+      if (!options.cache_directory || !*options.cache_directory)
+        return fail(MXF_ERROR_INVALID_ARGUMENT,
+                    "mxf_context_create: cache_mode is MXF_CACHE_DIRECTORY but "
+                    "cache_directory is empty");
+      tableOptions.cache.enabled = true;
+      tableOptions.cache.directory = options.cache_directory;
+      tableOptions.cache.source = "mxf_context_options";
+      break;
+    default:
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_context_create: unknown cache_mode " +
+                                                  std::to_string(int(options.cache_mode)));
+    }
+    const char *kind = options.device ? options.device : "hip";
+    mxf::Result<std::unique_ptr<mxf::runtime::Device>> device = mxf::runtime::openDevice(kind);
+    if (!device.ok())
+      return fail(MXF_ERROR_DEVICE, "mxf_context_create: " + device.error());
+    auto created = std::make_unique<mxf_context>();
+    created->device = std::move(device.value());
+    created->deviceDescription = created->device->description();
+    created->table = std::make_unique<mxf::KernelTable>(std::move(tableOptions));
+    *context = created.release();
+    return MXF_SUCCESS;
+  });
+}
+
+void mxf_context_destroy(mxf_context *context) { delete context; }
+
+const char *mxf_context_device(const mxf_context *context) {
+  return context ? context->deviceDescription.c_str() : "";
+}
+
+mxf_status mxf_load_bundle(mxf_context *context, const char *path, size_t *kernelCount) {
+  return guarded("mxf_load_bundle", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_load_bundle", "context");
+    if (!path)
+      return nullArgument("mxf_load_bundle", "path");
+    mxf::Result<mxf::Bundle> bundle = mxf::Bundle::load(path);
+    if (!bundle.ok())
+      return fail(MXF_ERROR_BUNDLE, "mxf_load_bundle: " + bundle.error());
+    if (kernelCount)
+      *kernelCount = bundle.value().size();
+    context->table->addBundle(std::make_shared<const mxf::Bundle>(std::move(bundle.value())));
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_compile(mxf_context *context, const char *spec) {
+  return guarded("mxf_compile", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_compile", "context");
+    if (!spec)
+      return nullArgument("mxf_compile", "spec");
+    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_compile: invalid spec: " + parsed.error());
+    mxf::Result<mxf::KernelHandle> kernel = context->table->get(parsed.value());
+    if (!kernel.ok())
+      return tableFailure(context, "mxf_compile: " + kernel.error());
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_compile_all(mxf_context *context, const char *const *specs, size_t count,
+                           unsigned threads, mxf_status *statuses) {
+  return guarded("mxf_compile_all", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_compile_all", "context");
+    if (!specs && count)
+      return nullArgument("mxf_compile_all", "specs");
+    std::vector<mxf_status> results(count, MXF_SUCCESS);
+    std::vector<std::string> messages(count);
+    std::vector<mxf::KernelSpec> parsed;
+    std::vector<size_t> parsedIndex;
+    for (size_t i = 0; i < count; ++i) {
+      if (!specs[i]) {
+        results[i] = MXF_ERROR_INVALID_ARGUMENT;
+        messages[i] = "specs[" + std::to_string(i) + "] is NULL";
+        continue;
+      }
+      mxf::Result<mxf::KernelSpec> spec = mxf::parseSpec(specs[i]);
+      if (!spec.ok()) {
+        results[i] = MXF_ERROR_INVALID_ARGUMENT;
+        messages[i] = "specs[" + std::to_string(i) + "]: invalid spec: " + spec.error();
+        continue;
+      }
+      parsed.push_back(spec.value());
+      parsedIndex.push_back(i);
+    }
+    std::vector<mxf::Result<mxf::KernelHandle>> compiled =
+        context->table->compileAll(parsed, threads);
+    for (size_t j = 0; j < compiled.size(); ++j)
+      if (!compiled[j].ok()) {
+        size_t i = parsedIndex[j];
+        results[i] = tableFailure(context, compiled[j].error());
+        messages[i] = "specs[" + std::to_string(i) + "]: " + compiled[j].error();
+      }
+    size_t failures = 0;
+    size_t first = count;
+    for (size_t i = 0; i < count; ++i) {
+      if (statuses)
+        statuses[i] = results[i];
+      if (results[i] != MXF_SUCCESS) {
+        ++failures;
+        first = std::min(first, i);
+      }
+    }
+    if (!failures)
+      return MXF_SUCCESS;
+    return fail(results[first], "mxf_compile_all: " + std::to_string(failures) + " of " +
+                                    std::to_string(count) + " specs failed; first: " +
+                                    messages[first]);
+  });
+}
+
+mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
+                           const mxf_kernel **kernel) {
+  return guarded("mxf_find_kernel", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_find_kernel", "context");
+    if (!spec)
+      return nullArgument("mxf_find_kernel", "spec");
+    if (!kernel)
+      return nullArgument("mxf_find_kernel", "kernel");
+    *kernel = nullptr;
+    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_find_kernel: invalid spec: " + parsed.error());
+    if (m < 1 || m > mxf::kLargestMBucket)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_find_kernel: M=" + std::to_string(m) + " is outside 1.." +
+                      std::to_string(mxf::kLargestMBucket) + " for " +
+                      mxf::specFamily(parsed.value()));
+    mxf::Result<mxf::KernelHandle> handle = context->table->forRows(parsed.value(), m);
+    if (!handle.ok())
+      return tableFailure(context, "mxf_find_kernel: " + handle.error());
+
+    std::lock_guard<std::mutex> lock(context->mutex);
+    auto found = context->kernels.find(handle.value().get());
+    if (found != context->kernels.end()) {
+      *kernel = found->second.get();
+      return MXF_SUCCESS;
+    }
+    const mxf::CodeObject &object = handle.value()->object;
+    mxf::Result<mxf::runtime::Module> module =
+        context->device->loadCodeObject(object.hsaco, {object.kernel});
+    if (!module.ok())
+      return fail(MXF_ERROR_DEVICE, "mxf_find_kernel: loading " + object.spec + ": " +
+                                        module.error());
+    mxf::Result<mxf::runtime::Kernel> deviceKernel =
+        context->device->getKernel(module.value(), object.kernel.name);
+    if (!deviceKernel.ok()) {
+      (void)context->device->unloadModule(module.value());
+      return fail(MXF_ERROR_DEVICE, "mxf_find_kernel: " + deviceKernel.error());
+    }
+    auto entry = std::make_unique<mxf_kernel>();
+    entry->handle = handle.value();
+    entry->module = module.value();
+    entry->deviceKernel = deviceKernel.value();
+    entry->operands = mxf::kernelOperands(handle.value()->spec);
+    for (const mxf::KernelOperand &operand : entry->operands)
+      entry->operandBytes.push_back(
+          mxf::runtime::operandBytes(handle.value()->spec, operand.name).value());
+    entry->name = object.kernel.name;
+    entry->origin = mxf::kernelOriginName(handle.value()->origin);
+    *kernel = entry.get();
+    context->kernels.emplace(handle.value().get(), std::move(entry));
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info *info) {
+  if (!kernel)
+    return nullArgument("mxf_kernel_get_info", "kernel");
+  if (!info)
+    return nullArgument("mxf_kernel_get_info", "info");
+  const mxf::CodeObject &object = kernel->handle->object;
+  info->spec = object.spec.c_str();
+  info->name = kernel->name.c_str();
+  info->origin = kernel->origin.c_str();
+  info->bucket = kernel->handle->spec.M;
+  info->vgprs = object.kernel.vgprCount;
+  info->sgprs = object.kernel.sgprCount;
+  info->lds_bytes = object.kernel.ldsBytes;
+  info->scratch_bytes = object.kernel.scratchBytes;
+  info->operand_count = kernel->operands.size();
+  return MXF_SUCCESS;
+}
+
+mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index,
+                                  mxf_operand_info *info) {
+  if (!kernel)
+    return nullArgument("mxf_kernel_get_operand", "kernel");
+  if (!info)
+    return nullArgument("mxf_kernel_get_operand", "info");
+  if (index >= kernel->operands.size())
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                "mxf_kernel_get_operand: index " + std::to_string(index) + " >= operand count " +
+                    std::to_string(kernel->operands.size()));
+  const mxf::KernelOperand &operand = kernel->operands[index];
+  info->name = operand.name;
+  info->element = mxf::operandElementName(operand.element);
+  info->bytes = kernel->operandBytes[index];
+  info->is_output = operand.written ? 1 : 0;
+  return MXF_SUCCESS;
+}
+
+mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
+                      void *const *operands, size_t operandCount, void *stream) {
+  return guarded("mxf_launch", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_launch", "context");
+    if (!kernel)
+      return nullArgument("mxf_launch", "kernel");
+    if (!operands && operandCount)
+      return nullArgument("mxf_launch", "operands");
+    {
+      std::lock_guard<std::mutex> lock(context->mutex);
+      auto found = context->kernels.find(kernel->handle.get());
+      if (found == context->kernels.end() || found->second.get() != kernel)
+        return fail(MXF_ERROR_INVALID_ARGUMENT,
+                    "mxf_launch: the kernel does not belong to this context");
+    }
+    if (operandCount != kernel->operands.size())
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_launch: " + kernel->handle->object.spec + " takes " +
+                      std::to_string(kernel->operands.size()) + " operands, " +
+                      std::to_string(operandCount) + " were given");
+    std::vector<mxf::runtime::KernelArg> args;
+    for (size_t i = 0; i < operandCount; ++i) {
+      if (!operands[i])
+        return fail(MXF_ERROR_INVALID_ARGUMENT, std::string("mxf_launch: operand ") +
+                                                    kernel->operands[i].name + " is NULL");
+      const uint64_t address = reinterpret_cast<uint64_t>(operands[i]);
+      // Memory of mxf_malloc is checked against the operand's size; other
+      // pointers (the engine's own allocations) are the caller's to size.
+      if (std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
+          room && *room < kernel->operandBytes[i])
+        return fail(MXF_ERROR_INVALID_ARGUMENT,
+                    std::string("mxf_launch: operand ") + kernel->operands[i].name + " has " +
+                        std::to_string(*room) + " bytes of its buffer from the pointer on, " +
+                        "the kernel needs " + std::to_string(kernel->operandBytes[i]) + " (" +
+                        kernel->operands[i].derivation + ")");
+      args.push_back(mxf::runtime::KernelArg::pointer(address));
+    }
+    const mxf::KernelSpec &spec = kernel->handle->spec;
+    if (m < 1 || m > spec.M)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_launch: M=" + std::to_string(m) + " is outside 1.." +
+                      std::to_string(spec.M) + " (the bucket of " + kernel->handle->object.spec +
+                      ")");
+    mxf::Status launched = mxf::runtime::launchSpecKernel(*context->device, kernel->deviceKernel,
+                                                          spec, m, args, stream);
+    if (!launched.ok())
+      return fail(MXF_ERROR_DEVICE, "mxf_launch: " + launched.message());
+    return MXF_SUCCESS;
+  });
+}
+
+} // extern "C"

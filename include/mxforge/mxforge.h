@@ -1,0 +1,179 @@
+/*===- mxforge.h - The mxforge C API --------------------------------------===*
+ *
+ * What an inference engine calls at start-up and per step: create a context
+ * on a device (`hip`, a real AMD GPU, or `emu`, the functional gfx950
+ * emulator), load AOT bundles, JIT-compile what is missing (through the disk
+ * cache), find the kernel for a spec and an actual M (bucket dispatch) and
+ * launch it on device pointers. docs/capi.md is the guide.
+ *
+ * Plain C99. Nothing C++ crosses this header; every function is
+ * `extern "C"` and reports failure as an mxf_status, with a message for the
+ * calling thread in mxf_last_error(). No function aborts the process.
+ *
+ * Thread safety: every function may be called from several threads at once
+ * on the same context; a spec is compiled once per context even when many
+ * threads ask for it together. Kernels (mxf_kernel) belong to their context
+ * and stay valid until it is destroyed.
+ *
+ * Versioning: MXFORGE_API_VERSION changes its major part (bits 16..31) on an
+ * incompatible change and its minor part on additions. mxf_context_create
+ * refuses options built against another major version.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef MXFORGE_MXFORGE_H
+#define MXFORGE_MXFORGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MXF_API __attribute__((visibility("default")))
+#else
+#define MXF_API
+#endif
+
+#define MXFORGE_API_VERSION_MAJOR 1
+#define MXFORGE_API_VERSION_MINOR 0
+#define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
+
+typedef enum mxf_status {
+  MXF_SUCCESS = 0,
+  MXF_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad spec, M out of range, ... */
+  MXF_ERROR_NOT_FOUND = 2,        /* no kernel for a spec (strict mode, no compiler) */
+  MXF_ERROR_COMPILE = 3,          /* the JIT failed */
+  MXF_ERROR_BUNDLE = 4,           /* unreadable, damaged, wrong-target or -version bundle */
+  MXF_ERROR_DEVICE = 5,           /* the device could not be opened, allocate, copy, launch */
+  MXF_ERROR_VERSION = 6,          /* options from an incompatible header */
+  MXF_ERROR_INTERNAL = 7          /* out of memory or a bug; the message says which */
+} mxf_status;
+
+/* "success", "invalid argument", ... (a static string). */
+MXF_API const char *mxf_status_string(mxf_status status);
+
+/* The message of the calling thread's last failed call ("" if none failed).
+ * Valid until that thread's next mxforge call. */
+MXF_API const char *mxf_last_error(void);
+
+/* MXFORGE_API_VERSION of the library, and "mxforge X.Y.Z (LLVM A.B.C)". */
+MXF_API uint32_t mxf_api_version(void);
+MXF_API const char *mxf_version_string(void);
+
+/*===--- Contexts --------------------------------------------------------===*/
+
+typedef struct mxf_context mxf_context;
+
+typedef enum mxf_cache_mode {
+  MXF_CACHE_FROM_ENVIRONMENT = 0, /* MXFORGE_CACHE / MXFORGE_CACHE_DIR / XDG / HOME */
+  MXF_CACHE_OFF = 1,
+  MXF_CACHE_DIRECTORY = 2 /* cache_directory below */
+} mxf_cache_mode;
+
+typedef struct mxf_context_options {
+  uint32_t api_version;            /* set by mxf_context_options_init */
+  const char *device;              /* "emu" or "hip"; NULL means "hip" */
+  int strict;                      /* nonzero: only bundle kernels, never compile */
+  mxf_cache_mode cache_mode;
+  const char *cache_directory;     /* for MXF_CACHE_DIRECTORY */
+  int code_object_version;         /* 5 or 6; 0 means 5 */
+} mxf_context_options;
+
+/* Fills `options` with the defaults: device "hip", not strict, cache from the
+ * environment, code object version 5. */
+MXF_API void mxf_context_options_init(mxf_context_options *options);
+
+/* A new context; `options` may be NULL (the defaults). On failure *context
+ * is set to NULL. */
+MXF_API mxf_status mxf_context_create(const mxf_context_options *options,
+                                      mxf_context **context);
+/* Releases the context, its kernels and every buffer of mxf_malloc. NULL is
+ * a no-op. */
+MXF_API void mxf_context_destroy(mxf_context *context);
+
+/* One line naming the device, e.g. "emu (gfx950 functional emulator)". */
+MXF_API const char *mxf_context_device(const mxf_context *context);
+
+/*===--- Kernels ---------------------------------------------------------===*/
+
+/* Loads an AOT bundle (.mxfb); its kernels are used before any JIT. A
+ * damaged, truncated, wrong-target or wrong-version file is refused with a
+ * message that says which. `kernel_count` may be NULL. */
+MXF_API mxf_status mxf_load_bundle(mxf_context *context, const char *path,
+                                   size_t *kernel_count);
+
+/* Makes one spec available (from a bundle, the cache, or the JIT). */
+MXF_API mxf_status mxf_compile(mxf_context *context, const char *spec);
+
+/* mxf_compile for `count` specs on `threads` threads (0: one per core).
+ * `statuses`, when not NULL, receives one status per spec. Returns
+ * MXF_SUCCESS when all succeeded, else the first failure's status (and
+ * mxf_last_error names how many failed and the first message). */
+MXF_API mxf_status mxf_compile_all(mxf_context *context, const char *const *specs,
+                                   size_t count, unsigned threads, mxf_status *statuses);
+
+typedef struct mxf_kernel mxf_kernel;
+
+/* The kernel for `spec`'s family (the spec's M is ignored) and an actual
+ * row count `m`: the smallest loaded or compiled M bucket >= m (compiled on
+ * demand unless strict). Loaded on the context's device. */
+MXF_API mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
+                                   const mxf_kernel **kernel);
+
+typedef struct mxf_kernel_info {
+  const char *spec;    /* canonical spec, with the bucket's M */
+  const char *name;    /* kernel symbol */
+  const char *origin;  /* "bundle", "cache" or "jit" */
+  int bucket;          /* the M bucket: launches take 1 <= m <= bucket */
+  uint32_t vgprs, sgprs, lds_bytes, scratch_bytes;
+  size_t operand_count;
+} mxf_kernel_info;
+MXF_API mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info *info);
+
+typedef struct mxf_operand_info {
+  const char *name;    /* "x", "r", "q", "s", ... */
+  const char *element; /* "bf16", "i8", "i32" */
+  uint64_t bytes;      /* bytes of the bucket-sized buffer the kernel expects */
+  int is_output;
+} mxf_operand_info;
+MXF_API mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index,
+                                          mxf_operand_info *info);
+
+/* Launches `kernel` for `m` rows. `operands` are device pointers, one per
+ * operand in mxf_kernel_get_operand order, each at least that many bytes.
+ * `stream` is a hipStream_t (NULL: the default stream); the emu device runs
+ * the launch before returning and ignores it. Rows past m of the outputs
+ * are not written. */
+MXF_API mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
+                              void *const *operands, size_t operand_count, void *stream);
+
+/*===--- Device memory (for engines without their own allocator, and emu) ===*/
+
+MXF_API mxf_status mxf_malloc(mxf_context *context, size_t bytes, void **device_pointer);
+MXF_API mxf_status mxf_free(mxf_context *context, void *device_pointer);
+/* Copies to/from memory inside a buffer of mxf_malloc. */
+MXF_API mxf_status mxf_memcpy_to_device(mxf_context *context, void *device_destination,
+                                        const void *host_source, size_t bytes);
+MXF_API mxf_status mxf_memcpy_to_host(mxf_context *context, void *host_destination,
+                                      const void *device_source, size_t bytes);
+/* Waits for every launch on the context's device. */
+MXF_API mxf_status mxf_synchronize(mxf_context *context);
+
+/*===--- The CPU reference (self-checks at start-up) ---------------------===*/
+
+/* Runs the bit-exact CPU reference of a rotate_quant spec on `m` rows:
+ * `x` holds m*K bf16 values, `r` the rotation (NULL unless rot is learned
+ * or learned_per_block). Writes the bytes the kernel writes for m rows,
+ * which are a prefix of its q and s buffers, and their counts to *q_written
+ * and *s_written. Fails if q_bytes or s_bytes is too small. */
+MXF_API mxf_status mxf_reference(const char *spec, int m, const void *x, const void *r,
+                                 void *q, size_t q_bytes, size_t *q_written, void *s,
+                                 size_t s_bytes, size_t *s_written);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MXFORGE_MXFORGE_H */
