@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/bench_support.h"
 #include "compiler/compiler.h"
 #include "compiler/default_frontend.h"
 #include "spec/kernel_spec.h"
@@ -25,17 +26,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using mxf::bench::Clock;
+using mxf::bench::median;
+using mxf::bench::millisSince;
 
-double millisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 /// Compiles `spec` up to `stage` once; returns milliseconds, or -1 on error.
 double timeCompile(const mxf::KernelSpec &spec, const char *stage) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/bench_support.h"
 #include "compiler/compiler.h"
 #include "compiler/default_frontend.h"
 #include "runtime/emu_device.h"
@@ -31,10 +32,7 @@ const char *const kSpecs[] = {
     "rotate_quant:K=4096,RS=0,M=64,scale=even",
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using mxf::bench::median;
 
 } // namespace
 

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/bench_support.h"
 #include "compiler/jit/in_process_jit.h"
 #include "runtime/bundle_writer.h"
 #include "spec/buckets.h"
@@ -36,17 +37,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using mxf::bench::Clock;
+using mxf::bench::median;
+using mxf::bench::millisSince;
 
-double millisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 /// Wall time of a shell command in milliseconds; exits on failure.
 double timeCommand(const std::string &command) {

@@ -22,6 +22,12 @@ struct KernelArgInfo {
   std::string addressSpace; // `.address_space` for pointers (global, ...), else empty
   uint32_t offset = 0;      // `.offset` in the kernarg segment
   uint32_t size = 0;        // `.size` in bytes
+
+  bool operator==(const KernelArgInfo &other) const {
+    return name == other.name && valueKind == other.valueKind &&
+           addressSpace == other.addressSpace && offset == other.offset && size == other.size;
+  }
+  bool operator!=(const KernelArgInfo &other) const { return !(*this == other); }
 };
 
 struct KernelInfo {
@@ -40,6 +46,19 @@ struct KernelInfo {
   uint32_t wavefrontSize = 64;    // `.wavefront_size`
   std::string target;             // `amdhsa.target`, e.g. amdgcn-amd-amdhsa--gfx950
   uint32_t codeObjectVersion = 0; // 5 or 6 (from the ELF ABI version)
+
+  /// Field by field (a round trip through a cache entry or a bundle manifest
+  /// must give back an equal KernelInfo).
+  bool operator==(const KernelInfo &other) const {
+    return name == other.name && args == other.args && kernargSize == other.kernargSize &&
+           kernargAlign == other.kernargAlign && vgprCount == other.vgprCount &&
+           agprCount == other.agprCount && sgprCount == other.sgprCount &&
+           vgprSpillCount == other.vgprSpillCount && sgprSpillCount == other.sgprSpillCount &&
+           ldsBytes == other.ldsBytes && scratchBytes == other.scratchBytes &&
+           maxWorkgroupSize == other.maxWorkgroupSize && wavefrontSize == other.wavefrontSize &&
+           target == other.target && codeObjectVersion == other.codeObjectVersion;
+  }
+  bool operator!=(const KernelInfo &other) const { return !(*this == other); }
 
   /// Number of explicit arguments (those whose valueKind is not hidden_*).
   size_t explicitArgCount() const {

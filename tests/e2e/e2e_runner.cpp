@@ -12,6 +12,7 @@
 #include "compiler/default_frontend.h"
 #include "dialects/mxf/kernel_signature.h"
 #include "numerics/rotation.h"
+#include "spec/reference_problem.h"
 
 #include <chrono>
 #include <cstring>
@@ -43,14 +44,7 @@ const KernelOperand *findOperand(const std::vector<KernelOperand> &ops, const ch
 } // namespace
 
 RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout) {
-  RotateQuantProblem problem;
-  problem.k = size_t(spec.K);
-  problem.rotation.kind = spec.rot;
-  problem.rotation.rs = spec.RS;
-  problem.inter = spec.inter;
-  problem.quant.format = spec.fmt;
-  problem.quant.rule = spec.scale;
-  problem.quant.rounding = spec.round;
+  RotateQuantProblem problem = rotateQuantProblem(spec, /*seed=*/0);
   problem.scaleLayout = layout;
   return problem;
 }

@@ -61,8 +61,6 @@ struct ManifestEntryFields {
 };
 std::vector<ManifestEntryFields> manifestFields(const std::vector<uint8_t> &bundle);
 
-/// Field-by-field equality (KernelInfo has no operator==).
-bool sameKernelInfo(const KernelInfo &a, const KernelInfo &b);
 
 /// True if `a` passes decodeKernelInfo's validation after an encode.
 bool kernelInfoDecodes(const KernelInfo &info);

@@ -26,7 +26,7 @@ void expectHolds(const Bundle &bundle, const std::vector<BundleInput> &inputs) {
     ASSERT_TRUE(spec.ok()) << spec.error();
     EXPECT_EQ(bundle.find(spec.value()), byText) << input.spec;
     EXPECT_EQ(byText->spec, input.spec);
-    EXPECT_TRUE(sameKernelInfo(byText->kernel, input.kernel)) << input.spec;
+    EXPECT_EQ(byText->kernel, input.kernel) << input.spec;
     ASSERT_EQ(byText->hsacoSize, input.hsaco.size());
     EXPECT_EQ(std::memcmp(byText->hsaco, input.hsaco.data(), input.hsaco.size()), 0);
     EXPECT_EQ(byText->checksum, sha256(input.hsaco.data(), input.hsaco.size()));

@@ -11,6 +11,7 @@
 #include "compiler/cache/cache_key.h"
 #include "compiler/cache/disk_cache.h"
 #include "support/file_io.h"
+#include "tests/support/scratch_directory.h"
 
 #include <gtest/gtest.h>
 
@@ -143,11 +144,10 @@ inline bool pathExists(const std::string &path) {
 class TempDirTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char pattern[] = "/tmp/mxforge-cache-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    root_ = pattern;
+    ASSERT_TRUE(scratch_.ok());
+    root_ = scratch_.path();
   }
-  void TearDown() override { (void)std::system(("rm -rf '" + root_ + "'").c_str()); }
+  testing::ScratchDirectory scratch_{"mxforge-cache-test"};
   std::string root_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "compiler/jit/kernel_table.h"
 #include "runtime/bundle_writer.h"
+#include "tests/support/scratch_directory.h"
 
 #include <gtest/gtest.h>
 
@@ -82,23 +83,11 @@ inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &
   return std::make_shared<const Bundle>(std::move(bundle.value()));
 }
 
-/// A fresh empty directory, removed at the end of the test.
-class ScratchCacheDir {
+/// A fresh empty directory for a cache, removed at the end of the test.
+class ScratchCacheDir : public ScratchDirectory {
 public:
-  ScratchCacheDir() {
-    char pattern[] = "/tmp/mxforge-jit-test-XXXXXX";
-    if (::mkdtemp(pattern))
-      path_ = pattern;
-  }
-  ~ScratchCacheDir() {
-    if (!path_.empty())
-      (void)std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string &path() const { return path_; }
-  CacheLocation location() const { return {true, path_, "test"}; }
-
-private:
-  std::string path_;
+  ScratchCacheDir() : ScratchDirectory("mxforge-jit-test") {}
+  CacheLocation location() const { return {true, path(), "test"}; }
 };
 
 } // namespace mxf::testing

@@ -1,6 +1,7 @@
 //===- test_file_io.cpp - readFileBytes, writeFileAtomically --------------===//
 
 #include "support/file_io.h"
+#include "tests/support/scratch_directory.h"
 
 #include <gtest/gtest.h>
 
@@ -17,11 +18,9 @@ namespace {
 class FileIo : public ::testing::Test {
 protected:
   void SetUp() override {
-    char pattern[] = "/tmp/mxforge-file-io-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    ASSERT_TRUE(scratch_.ok());
+    dir_ = scratch_.path();
   }
-  void TearDown() override { (void)std::system(("rm -rf '" + dir_ + "'").c_str()); }
   std::vector<std::string> names() const {
     std::vector<std::string> result;
     DIR *d = ::opendir(dir_.c_str());
@@ -31,6 +30,7 @@ protected:
     ::closedir(d);
     return result;
   }
+  testing::ScratchDirectory scratch_{"mxforge-file-io"};
   std::string dir_;
 };
 

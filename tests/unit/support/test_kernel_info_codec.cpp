@@ -28,30 +28,13 @@ KernelInfo sampleInfo() {
   return info;
 }
 
-bool sameInfo(const KernelInfo &a, const KernelInfo &b) {
-  if (a.args.size() != b.args.size())
-    return false;
-  for (size_t i = 0; i < a.args.size(); ++i)
-    if (a.args[i].name != b.args[i].name || a.args[i].valueKind != b.args[i].valueKind ||
-        a.args[i].addressSpace != b.args[i].addressSpace || a.args[i].offset != b.args[i].offset ||
-        a.args[i].size != b.args[i].size)
-      return false;
-  return a.name == b.name && a.target == b.target && a.kernargSize == b.kernargSize &&
-         a.kernargAlign == b.kernargAlign && a.vgprCount == b.vgprCount &&
-         a.agprCount == b.agprCount && a.sgprCount == b.sgprCount &&
-         a.vgprSpillCount == b.vgprSpillCount && a.sgprSpillCount == b.sgprSpillCount &&
-         a.ldsBytes == b.ldsBytes && a.scratchBytes == b.scratchBytes &&
-         a.maxWorkgroupSize == b.maxWorkgroupSize && a.wavefrontSize == b.wavefrontSize &&
-         a.codeObjectVersion == b.codeObjectVersion;
-}
-
 TEST(KernelInfoCodec, RoundTrips) {
   ByteWriter out;
   encodeKernelInfo(out, sampleInfo());
   ByteReader in(out.bytes());
   KernelInfo back = decodeKernelInfo(in);
   ASSERT_TRUE(in.ok()) << in.error();
-  EXPECT_TRUE(sameInfo(back, sampleInfo()));
+  EXPECT_EQ(back, sampleInfo());
   EXPECT_EQ(in.remaining(), 0u);
 }
 
