@@ -9,7 +9,11 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   "$root/scripts/setup.sh" --sanitize
   cd "$root/build-asan"
   # halt_on_error: the first finding fails the test; leak checks stay on.
-  export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1
+  # use_sigaltstack=0: LLVM installs its own alternate signal stack on the
+  # first thread that registers its signal handlers (lld's temporary output
+  # file does, on whichever compile thread links first); ASan would then try
+  # to unmap LLVM's malloc'd stack when that thread exits and abort.
+  export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:use_sigaltstack=0
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   ctest -L unit --output-on-failure -j 2
 else
