@@ -13,7 +13,7 @@
 
 namespace mxf {
 
-constexpr int kTemplateRevision = 1;
+constexpr int kTemplateRevision = 2;
 
 } // namespace mxf
 

@@ -44,14 +44,32 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : 256;
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
   tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle;
-  // A learned R (RS x RS bf16) is read by every wave: stage it in LDS once
-  // per workgroup. Larger matrices get more waves per workgroup so that the
-  // copy is shared more widely and the LDS-limited workgroup count still
-  // leaves several waves per SIMD (160 KiB per CU).
+  // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
+  // by the workgroup. Up to RS=128 (32 KiB) all of it, once; with 8 waves
+  // per workgroup at RS=128, four workgroups (8 waves per SIMD) still fit in
+  // the CU's 160 KiB. The whole RS=256 matrix (128 KiB) would leave one
+  // workgroup per CU, so it is staged one output block's 32 columns at a
+  // time (16 KiB), double-buffered: 32 KiB. Its 16 waves make each slice
+  // one 16-byte piece per thread and two workgroups fill the CU's 32 wave
+  // slots.
   if (spec.rot == RotationKind::Learned) {
     tiling.stagesRotationInLds = true;
-    tiling.ldsBytes = spec.RS * spec.RS * 2;
     tiling.wavesPerWorkgroup = spec.RS >= 256 ? 16 : spec.RS >= 128 ? 8 : 4;
+    if (spec.RS >= 256) {
+      tiling.rotationSliceColumns = 32;
+      tiling.ldsBytes = 2 * spec.RS * tiling.rotationSliceColumns * 2;
+    } else {
+      tiling.ldsBytes = spec.RS * spec.RS * 2;
+    }
+  }
+  // learned_per_block needs the columns of a different R in every wave: R
+  // is not shared, so each wave puts only the 32x32 piece (input chunk x
+  // output block) it multiplies next through its own LDS (2 KiB; 8 KiB per
+  // workgroup). That turns 16 two-byte gathers per MFMA pair into two
+  // 16-byte loads. Small blocks gather directly, fully unrolled.
+  if (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 128) {
+    tiling.transposesInWaveLds = true;
+    tiling.ldsBytes = tiling.wavesPerWorkgroup * 32 * 32 * 2;
   }
   return tiling;
 }

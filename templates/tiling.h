@@ -22,9 +22,17 @@ struct KernelTiling {
   int channelsPerUnit = 0;   // channels one wave handles: RS, or 256 without rotation
   int unitsPerRow = 0;       // K / channelsPerUnit
   int workgroupSize() const { return wavesPerWorkgroup * 64; }
-  /// A learned rotation shared by every block is staged in LDS once per
+  /// A learned rotation shared by every block is staged in LDS by the whole
   /// workgroup and read transposed (ds_read_b64_tr_b16).
   bool stagesRotationInLds = false;
+  /// 0: all of R is staged once. Otherwise R is staged this many output
+  /// columns (one 32-channel output block) at a time, in two LDS buffers
+  /// that alternate between output blocks.
+  int rotationSliceColumns = 0;
+  /// learned_per_block at RS >= 128: each wave copies the 32x32 piece of its
+  /// block's R that the next MFMA pair needs into its own 2 KiB of LDS and
+  /// reads it back transposed (no sharing, no barriers).
+  bool transposesInWaveLds = false;
   int ldsBytes = 0;
   /// Rows the kernel must visit for an actual M: M itself, or the a4w4
   /// shuffle's padding (pad256(M)) whose scale bytes the kernel fills.

@@ -21,7 +21,7 @@
 // COUNT-NOT: amdgpu.mfma
 // COUNT: gpu.return
 // COUNT-LABEL: gpu.func @learned128
-// COUNT: workgroup(%{{.*}} : memref<128x128xbf16, #gpu.address_space<workgroup>>)
+// COUNT: workgroup(%{{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>)
 // COUNT: gpu.barrier
 // COUNT: scf.for
 // COUNT: amdgpu.transpose_load

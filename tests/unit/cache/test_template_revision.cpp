@@ -38,14 +38,16 @@ namespace mxf {
 namespace {
 
 /// One spec per feature the templates branch on: no rotation, each rotation
-/// kind, each RS from 32 to 256, bf16 intermediates, the shuffled scale
-/// layout, a non-default scale rule, the smallest and a larger K and M.
+/// kind, each RS from 32 to 256, R staged whole and in slices, bf16
+/// intermediates, the shuffled scale layout, a non-default scale rule, the
+/// smallest and a larger K and M.
 const char *const kGoldenSpecs[] = {
     "rotate_quant:K=4096,RS=0",
     "rotate_quant:K=4096,RS=32,rot=hadamard",
     "rotate_quant:K=4096,RS=64,rot=learned,inter=bf16",
     "rotate_quant:K=4096,RS=128,rot=learned_per_block,layout=a4w4_shuffle",
     "rotate_quant:K=8192,RS=256,rot=hadamard",
+    "rotate_quant:K=4096,RS=256,rot=learned,layout=a4w4_shuffle",
     "rotate_quant:K=4096,RS=64,rot=hadamard,scale=rceil,M=1",
 };
 

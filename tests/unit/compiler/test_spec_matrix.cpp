@@ -28,14 +28,9 @@
 namespace mxf {
 namespace {
 
-/// The VGPR budget of docs/templates.md ("Register budget").
-uint32_t vgprBudget(const KernelSpec &spec) {
-  if (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 128)
-    return 128; // gathered A operands: 4 waves/SIMD
-  if (spec.RS >= 256 || (spec.RS == 128 && spec.rot == RotationKind::Learned))
-    return 88; // x chunks live across the output-block loop: 5 waves/SIMD
-  return 64;   // 8 waves/SIMD
-}
+/// The VGPR budget of docs/templates.md ("Register budget"): 8 waves per
+/// SIMD for every spec.
+constexpr uint32_t kVgprBudget = 64;
 
 std::vector<std::string> undefinedSymbols(const std::vector<uint8_t> &hsaco) {
   std::vector<std::string> names;
@@ -82,15 +77,14 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_EQ(info.ldsBytes, uint32_t(tiling.ldsBytes));
   EXPECT_EQ(info.maxWorkgroupSize, uint32_t(tiling.workgroupSize()));
   EXPECT_EQ(info.explicitArgCount(), isLearned(spec.rot) ? 5u : 4u);
-  EXPECT_LE(info.vgprCount, vgprBudget(spec));
+  EXPECT_LE(info.vgprCount, kVgprBudget);
   EXPECT_EQ(undefinedSymbols(compiled.value().hsaco), std::vector<std::string>{});
 
   codeobj::Occupancy occupancy =
       codeobj::computeOccupancy({info.vgprCount, info.sgprCount, info.ldsBytes,
                                  info.maxWorkgroupSize});
-  EXPECT_GE(occupancy.wavesPerSimd, 4u) << occupancy.limitingFactor();
-  if (vgprBudget(spec) == 64 && tiling.ldsBytes <= 32768)
-    EXPECT_EQ(occupancy.wavesPerSimd, 8u) << occupancy.limitingFactor();
+  // Neither registers nor LDS nor the workgroup size may cost waves.
+  EXPECT_EQ(occupancy.wavesPerSimd, 8u) << occupancy.limitingFactor();
 
   Result<std::vector<codeobj::DecodedInstruction>> code =
       codeobj::disassembleKernel(compiled.value().hsaco, info.name);
@@ -108,7 +102,11 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_TRUE(has("v_permlane16_swap_b32")) << "cross-lane block maximum";
   EXPECT_TRUE(has("v_permlane32_swap_b32")) << "cross-lane block maximum";
   EXPECT_EQ(has("v_mfma_f32_16x16x32_bf16"), spec.RS > 0);
-  EXPECT_EQ(has("ds_read_b64_tr_b16"), spec.rot == RotationKind::Learned);
+  // R read transposed from LDS: a learned R staged by the workgroup, or a
+  // per-block R's pieces in each wave's own LDS (RS >= 128).
+  EXPECT_EQ(has("ds_read_b64_tr_b16"),
+            spec.rot == RotationKind::Learned ||
+                (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 128));
   EXPECT_TRUE(has("global_load_dwordx")) << "vector loads of x";
   EXPECT_TRUE(has("s_endpgm"));
   EXPECT_FALSE(has("scratch_"));

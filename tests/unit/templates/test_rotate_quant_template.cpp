@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -79,22 +80,94 @@ TEST(RotateQuantTemplate, GridOfSpecsBuildsVerifiedKernels) {
         // learned_per_block at RS >= 128 also loops over the input chunks.
         const bool chunkLoop = spec.rot == RotationKind::LearnedPerBlock && rs >= 128;
         size_t mfmas = countOps<mlir::amdgpu::MFMAOp>(kernel.func);
-        EXPECT_EQ(mfmas, rs == 0 ? 0u : chunkLoop ? 2u : 2 * outBlocks * unrolled)
+        // The chunk loop handles two chunks per iteration.
+        EXPECT_EQ(mfmas, rs == 0 ? 0u : chunkLoop ? 4u : 2 * outBlocks * unrolled)
             << printSpec(spec);
-        EXPECT_EQ(countOps<mlir::scf::ForOp>(kernel.func) > (spec.rot == RotationKind::Learned),
-                  outBlocks > 2)
+        // Loops: the copy of a whole learned R into LDS (RS=256 copies one
+        // slice per output block instead), the output blocks, the chunks.
+        const bool wholeRStaged = spec.rot == RotationKind::Learned && rs < 256;
+        EXPECT_EQ(countOps<mlir::scf::ForOp>(kernel.func),
+                  size_t(wholeRStaged) + size_t(outBlocks > 2) + size_t(chunkLoop))
             << printSpec(spec);
         // Four packed converts per 32-channel scale block emitted.
         size_t blocksEmitted = rs == 0 ? 8 : unrolled;
         EXPECT_EQ(countOps<mlir::amdgpu::PackedScaledTruncOp>(kernel.func), 4 * blocksEmitted);
-        EXPECT_EQ(countOps<mlir::amdgpu::TransposeLoadOp>(kernel.func) > 0,
+        // A learned R goes through LDS and is read transposed; so does a
+        // per-block R in its chunk loop (one 32x32 piece per wave).
+        const bool throughLds = spec.rot == RotationKind::Learned || chunkLoop;
+        EXPECT_EQ(countOps<mlir::amdgpu::TransposeLoadOp>(kernel.func) > 0, throughLds);
+        EXPECT_EQ(kernel.func.getWorkgroupAttributions().size(), throughLds ? 1u : 0u);
+        // Only a workgroup sharing R synchronises.
+        EXPECT_EQ(countOps<mlir::gpu::BarrierOp>(kernel.func) > 0,
                   spec.rot == RotationKind::Learned);
-        EXPECT_EQ(kernel.func.getWorkgroupAttributions().size(),
-                  spec.rot == RotationKind::Learned ? 1u : 0u);
         ++built;
       }
     }
   EXPECT_EQ(built, 26u);
+}
+
+/// Whether `loop` asks LLVM not to unroll it (the attribute that becomes
+/// !llvm.loop.unroll.disable).
+bool staysRolled(mlir::scf::ForOp loop) {
+  auto annotation = loop->getAttrOfType<mlir::LLVM::LoopAnnotationAttr>("loop_annotation");
+  return annotation && annotation.getUnroll() && annotation.getUnroll().getDisable() &&
+         annotation.getUnroll().getDisable().getValue();
+}
+
+TEST(RotateQuantTemplate, PerBlockChunkLoopStaysRolled) {
+  mlir::MLIRContext ctx;
+  for (int rs : {128, 256}) {
+    Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,rot=learned_per_block,M=16,RS=" +
+                                        std::to_string(rs));
+    ASSERT_TRUE(spec.ok());
+    Built kernel = build(ctx, spec.value());
+    ASSERT_TRUE(kernel.func);
+    // Each wave's own 32x32 piece of R: 2 KiB per wave.
+    ASSERT_EQ(kernel.func.getWorkgroupAttributions().size(), 1u);
+    auto buffer =
+        llvm::cast<mlir::MemRefType>(kernel.func.getWorkgroupAttributions().front().getType());
+    EXPECT_EQ(buffer.getShape().vec(), (std::vector<int64_t>{4 * 32 * 32}));
+    // The chunk loop (the innermost one, holding the MFMAs) keeps two
+    // chunks' loads in flight only if LLVM leaves it rolled; the
+    // output-block loop around it may be unrolled.
+    size_t rolled = 0, loops = 0;
+    kernel.func.walk([&](mlir::scf::ForOp loop) {
+      ++loops;
+      const bool innermost = countOps<mlir::scf::ForOp>(loop) == 1;
+      EXPECT_EQ(staysRolled(loop), innermost) << rs;
+      rolled += staysRolled(loop);
+    });
+    EXPECT_EQ(loops, 2u);
+    EXPECT_EQ(rolled, 1u);
+  }
+}
+
+TEST(RotateQuantTemplate, Rs256LearnedStagesDoubleBufferedSlices) {
+  mlir::MLIRContext ctx;
+  Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,RS=256,rot=learned,M=16");
+  ASSERT_TRUE(spec.ok());
+  Built kernel = build(ctx, spec.value());
+  ASSERT_TRUE(kernel.func);
+  // Two buffers of R's 256 rows x 32 columns, flat.
+  ASSERT_EQ(kernel.func.getWorkgroupAttributions().size(), 1u);
+  auto buffer =
+      llvm::cast<mlir::MemRefType>(kernel.func.getWorkgroupAttributions().front().getType());
+  EXPECT_EQ(buffer.getShape().vec(), (std::vector<int64_t>{2 * 256 * 32}));
+  EXPECT_EQ(kernel.func.getKnownBlockSize().value()[0], 1024);
+  // One barrier after the first slice, one per output block in the loop,
+  // which stays rolled (8 copies of the block otherwise).
+  EXPECT_EQ(countOps<mlir::gpu::BarrierOp>(kernel.func), 2u);
+  size_t loops = 0;
+  kernel.func.walk([&](mlir::scf::ForOp loop) {
+    ++loops;
+    EXPECT_TRUE(staysRolled(loop));
+    EXPECT_EQ(countOps<mlir::gpu::BarrierOp>(loop), 1u);
+  });
+  EXPECT_EQ(loops, 1u);
+  // The register allocator is held to 8 waves per SIMD.
+  auto waves = kernel.func->getAttrOfType<mlir::IntegerAttr>("rocdl.waves_per_eu");
+  ASSERT_TRUE(waves);
+  EXPECT_EQ(waves.getInt(), 8);
 }
 
 TEST(RotateQuantTemplate, ArgumentShapesFollowTheSpec) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace mxf {
 namespace {
 
@@ -38,15 +40,39 @@ TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
 
 TEST(Tiling, LearnedRotationIsStagedInLds) {
   for (int rs : {32, 64, 128, 256}) {
+    SCOPED_TRACE(rs);
     KernelTiling t = chooseRotateQuantTiling(
         spec(("rotate_quant:K=4096,rot=learned,RS=" + std::to_string(rs)).c_str()));
     EXPECT_TRUE(t.stagesRotationInLds);
-    EXPECT_EQ(t.ldsBytes, rs * rs * 2);
-    EXPECT_LE(t.ldsBytes, 160 * 1024);
+    // All of R up to 32 KiB; RS=256 two 32-column slices (16 KiB each).
+    EXPECT_EQ(t.rotationSliceColumns, rs >= 256 ? 32 : 0);
+    EXPECT_EQ(t.ldsBytes, rs >= 256 ? 2 * rs * 32 * 2 : rs * rs * 2);
     EXPECT_LE(t.workgroupSize(), 1024);
+    // LDS and the workgroup size leave room for 8 waves per SIMD (32 per
+    // CU of 160 KiB): the rest is up to the registers.
+    const int wavesPerWorkgroup = t.workgroupSize() / 64;
+    const int workgroupsPerCu = std::min(160 * 1024 / t.ldsBytes, 32 / wavesPerWorkgroup);
+    EXPECT_GE(workgroupsPerCu * wavesPerWorkgroup, 32);
+    // A slice is a whole number of 16-byte pieces per thread.
+    if (t.rotationSliceColumns > 0) {
+      EXPECT_EQ(rs * t.rotationSliceColumns * 2 % (t.workgroupSize() * 16), 0);
+    }
   }
   EXPECT_FALSE(chooseRotateQuantTiling(spec("rotate_quant:K=4096,rot=learned_per_block,RS=64"))
                    .stagesRotationInLds);
+}
+
+TEST(Tiling, PerBlockRotationGoesThroughEachWavesLds) {
+  // One 32x32 bf16 piece per wave from RS=128 on; smaller blocks gather.
+  for (int rs : {32, 64, 128, 256}) {
+    SCOPED_TRACE(rs);
+    KernelTiling t = chooseRotateQuantTiling(
+        spec(("rotate_quant:K=4096,rot=learned_per_block,RS=" + std::to_string(rs)).c_str()));
+    EXPECT_FALSE(t.stagesRotationInLds);
+    EXPECT_EQ(t.transposesInWaveLds, rs >= 128);
+    EXPECT_EQ(t.ldsBytes, rs >= 128 ? t.wavesPerWorkgroup * 2048 : 0);
+    EXPECT_EQ(t.workgroupSize(), 256);
+  }
 }
 
 TEST(Tiling, UnsupportedSpecsAreNamed) {
