@@ -11,6 +11,7 @@
 #include "codeobj/hsaco_reader.h"
 #include "compiler/dump.h"
 #include "compiler/frontend.h"
+#include "compiler/object_pool.h"
 #include "compiler/pipeline.h"
 #include "compiler/serializer.h"
 #include "spec/kernel_spec.h"
@@ -60,6 +61,60 @@ std::unique_ptr<mlir::MLIRContext> createContextFor(const SpecFrontend *frontend
   registerDialectsFor(registry, frontend);
   return std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
 }
+
+/// An MLIRContext in the pool, with what it was made for.
+struct PooledContext {
+  std::unique_ptr<mlir::MLIRContext> context;
+  // Kept alive with the context: its dialects came from this frontend.
+  std::shared_ptr<const SpecFrontend> frontend;
+  unsigned compiles = 0;
+};
+
+/// Leaked on purpose: destroying contexts during static destruction at exit
+/// could run after MLIR's own statics are gone; the OS reclaims the memory.
+compiler::ObjectPool<PooledContext> &contextPool() {
+  static auto *pool = new compiler::ObjectPool<PooledContext>();
+  return *pool;
+}
+
+/// The MLIRContext of one compile, lent from the pool (object_pool.h).
+///
+/// Why: a fresh context has to load every dialect the compile touches
+/// (amdgpu, rocdl and llvm alone register several hundred ops) and tear them
+/// down again, about 2 ms of a 20 ms compile. Nothing of one compile reaches
+/// the next: its module is erased before the lease ends and diagnostic
+/// handlers are scoped, so what a context keeps is loaded dialects and
+/// uniqued attributes and types, none of which changes the code (the spec
+/// matrix compiles to identical bytes either way; docs/compiler.md,
+/// "Compile time"). The uniqued attributes do accumulate, but slowly: one
+/// context through all 322 specs of the matrix held under 1 MB more than
+/// fresh contexts did. Replacing a context after kContextCompiles compiles
+/// bounds that for frontends that make bigger constants. A context made for
+/// another frontend than the current one is not reused.
+class ContextLease {
+public:
+  explicit ContextLease(const std::shared_ptr<const SpecFrontend> &frontend) {
+    contextPool().discard(
+        [&](const PooledContext &pooled) { return pooled.frontend != frontend; });
+    pooled_ = contextPool().take([](const PooledContext &) { return true; });
+    if (!pooled_ || pooled_->compiles >= kContextCompiles) {
+      pooled_.reset(); // before the new one: peak memory stays one context
+      pooled_ = std::make_unique<PooledContext>();
+      pooled_->context = createContextFor(frontend.get());
+      pooled_->frontend = frontend;
+    }
+    ++pooled_->compiles;
+  }
+  ~ContextLease() { contextPool().give(std::move(pooled_)); }
+  ContextLease(const ContextLease &) = delete;
+  ContextLease &operator=(const ContextLease &) = delete;
+
+  mlir::MLIRContext &get() { return *pooled_->context; }
+
+private:
+  static constexpr unsigned kContextCompiles = 256;
+  std::unique_ptr<PooledContext> pooled_;
+};
 
 //===----------------------------------------------------------------------===//
 // Diagnostics
@@ -229,7 +284,9 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
     return stopWith(printModule(module));
 
   // gpu: the frontend's lowering (nothing to do for gpu-level input).
-  if (Status lowered = compiler::runLowering(module, lowering, dumper); !lowered.ok())
+  const bool verifyEachPass = options.verifyEachPass || dumper.active();
+  if (Status lowered = compiler::runLowering(module, lowering, dumper, verifyEachPass);
+      !lowered.ok())
     return fail(CompileStage::Gpu, lowered.message());
   if (Status written = dumper.status(); !written.ok())
     return fail(CompileStage::Gpu, written.message());
@@ -237,7 +294,8 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
     return stopWith(printModule(module));
 
   // rocdl: the conversions.
-  if (Status converted = compiler::runRocdlConversion(module, dumper); !converted.ok())
+  if (Status converted = compiler::runRocdlConversion(module, dumper, verifyEachPass);
+      !converted.ok())
     return fail(CompileStage::Rocdl, converted.message());
   if (Status written = dumper.status(); !written.ok())
     return fail(CompileStage::Rocdl, written.message());
@@ -392,10 +450,11 @@ Result<CodeObject> compileMlirText(std::string_view text, const std::string &buf
   if (Status valid = validateOptions(options, stop); !valid.ok())
     return Result<CodeObject>::failure(valid.message());
   std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
-  std::unique_ptr<mlir::MLIRContext> context = createContextFor(frontend.get());
+  // Declared before the module: the module must go before its context does.
+  ContextLease context(frontend);
   Result<mlir::OwningOpRef<mlir::ModuleOp>> parsed = [&] {
-    DiagnosticCollector diagnostics(context.get(), options.diagnosticStream);
-    Result<mlir::OwningOpRef<mlir::ModuleOp>> module = parseWith(text, bufferName, *context);
+    DiagnosticCollector diagnostics(&context.get(), options.diagnosticStream);
+    Result<mlir::OwningOpRef<mlir::ModuleOp>> module = parseWith(text, bufferName, context.get());
     if (!module.ok())
       return Result<mlir::OwningOpRef<mlir::ModuleOp>>(
           stageFailure(CompileStage::Mxf, name, "cannot parse the input", &diagnostics)
@@ -422,9 +481,10 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
                         std::string("no kernel template is registered for ") +
                             kernelOpName(spec.op),
                         nullptr);
-  std::unique_ptr<mlir::MLIRContext> context = createContextFor(frontend.get());
-  DiagnosticCollector diagnostics(context.get(), options.diagnosticStream);
-  Result<mlir::OwningOpRef<mlir::ModuleOp>> built = frontend->buildModule(spec, *context);
+  // Declared before the module: the module must go before its context does.
+  ContextLease context(frontend);
+  DiagnosticCollector diagnostics(&context.get(), options.diagnosticStream);
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> built = frontend->buildModule(spec, context.get());
   if (!built.ok())
     return stageFailure(CompileStage::Mxf, specText,
                         "building the mxf module failed: " + built.error(), &diagnostics);

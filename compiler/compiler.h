@@ -80,6 +80,12 @@ struct CompileOptions {
   /// use the spec frontend's lowering when the module holds mxf ops, and
   /// none otherwise; compileSpec always uses the frontend's.
   std::string loweringPipeline;
+  /// Run MLIR's verifier after every pass, as mlir-opt does. Off, the module
+  /// is verified once at the end of each MLIR stage: invalid IR still fails
+  /// the compile in the stage that made it, at a fraction of the cost, but
+  /// without the name of the pass. Always on with `dumpDir` and
+  /// `printIrAfterAll`, whose output should end at the pass that broke the IR.
+  bool verifyEachPass = false;
 };
 
 /// Compiles a module that holds exactly one gpu.module with exactly one

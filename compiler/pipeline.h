@@ -46,11 +46,14 @@ struct Lowering {
 };
 
 /// Runs `lowering` on `module` (the gpu stage). Diagnostics go to the
-/// context's handler; the returned message says what failed.
-Status runLowering(mlir::ModuleOp module, const Lowering &lowering, StageDumper &dumper);
+/// context's handler; the returned message says what failed. The module is
+/// verified after every pass with `verifyEachPass`, else once at the end.
+Status runLowering(mlir::ModuleOp module, const Lowering &lowering, StageDumper &dumper,
+                   bool verifyEachPass);
 
-/// Runs the conversions to the LLVM and ROCDL dialects (the rocdl stage).
-Status runRocdlConversion(mlir::ModuleOp module, StageDumper &dumper);
+/// Runs the conversions to the LLVM and ROCDL dialects (the rocdl stage);
+/// verification as for runLowering.
+Status runRocdlConversion(mlir::ModuleOp module, StageDumper &dumper, bool verifyEachPass);
 
 /// The rocdl stage as a textual pipeline, as mlir-opt would take it.
 std::string rocdlPipelineText();

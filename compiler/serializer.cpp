@@ -9,6 +9,7 @@
 #include "compiler/serializer.h"
 
 #include "compiler/dump.h"
+#include "compiler/object_pool.h"
 #include "compiler/pipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -40,8 +41,11 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+
+#include <unistd.h>
 
 LLD_HAS_DRIVER(elf)
 
@@ -118,6 +122,26 @@ private:
   llvm::SmallString<128> path_;
 };
 
+/// Where the link's private directory goes: under $TMPDIR (or TMP, TEMP,
+/// TEMPDIR, as llvm::sys::path::system_temp_directory reads them) when one is
+/// set, else under /dev/shm when that is a writable directory, else /tmp.
+///
+/// Why /dev/shm: lld reads and writes files, and a link creates and removes
+/// a directory and two files. On a disk file system (ext4 on the CI machine)
+/// that took 0.5 ms of a 0.75 ms link, and several ms while other processes
+/// wrote to the disk; in memory the whole link takes 0.26 ms. An explicit
+/// TMPDIR still wins: it is the user's choice (and the tests'). Read on every
+/// link, not once: a program (a test) may set TMPDIR later.
+const char *linkDirectoryPrefix() {
+  constexpr const char *kUnderTemp = "mxforge-lld"; // relative: under system_temp_directory
+  for (const char *name : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"})
+    if (const char *value = std::getenv(name); value && *value)
+      return kUnderTemp;
+  if (::access("/dev/shm", W_OK | X_OK) == 0 && llvm::sys::fs::is_directory("/dev/shm"))
+    return "/dev/shm/mxforge-lld";
+  return kUnderTemp;
+}
+
 /// lld's drivers keep process-wide state (its CommonLinkerContext); one link
 /// at a time. After a link that cannot be repeated (lld::Result::canRunAgain
 /// false: lld crashed and may have corrupted its state) every later link
@@ -147,6 +171,85 @@ Status emitCode(llvm::TargetMachine &tm, llvm::Module &module, llvm::CodeGenFile
   return Status::success();
 }
 
+/// Leaked on purpose, as the context pool (compiler.cpp): no TargetMachine
+/// is destroyed during static destruction at exit.
+ObjectPool<llvm::TargetMachine> &targetMachinePool() {
+  static auto *pool = new ObjectPool<llvm::TargetMachine>();
+  return *pool;
+}
+
+/// The gfx950 TargetMachine of one compile, lent from the pool
+/// (object_pool.h).
+///
+/// Why not one per compile: a new TargetMachine starts with a new subtarget
+/// and empty register caches (MCRegisterInfo::getCachedAliasesOf and the
+/// like) that code generation then fills again, about 2 ms of a 20 ms
+/// compile (3 ms more in the first compile). The TargetMachine carries
+/// nothing from one compile to the next that changes the code: every kernel
+/// gets the same CPU, feature string and options, and the spec matrix
+/// compiles to identical bytes whether each compile runs in a fresh process
+/// or all in one (docs/compiler.md, "Compile time").
+class TargetMachineLease {
+public:
+  TargetMachineLease()
+      : tm_(targetMachinePool().take([](const llvm::TargetMachine &) { return true; })) {}
+  ~TargetMachineLease() { targetMachinePool().give(std::move(tm_)); }
+  TargetMachineLease(const TargetMachineLease &) = delete;
+  TargetMachineLease &operator=(const TargetMachineLease &) = delete;
+
+  /// The TargetMachine, made on first use; null with `error` set if LLVM
+  /// cannot make one.
+  llvm::TargetMachine *get(std::string &error) {
+    if (tm_)
+      return tm_.get();
+    initializeAmdgpuTarget();
+    const llvm::Triple triple(kTriple);
+    std::string targetError;
+    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, targetError);
+    if (!target) {
+      error = "LLVM has no AMDGPU target: " + targetError;
+      return nullptr;
+    }
+    // No feature string: xnack and sramecc stay "any", so one code object
+    // loads whatever the device's setting.
+    tm_.reset(target->createTargetMachine(triple, kChipset, "", llvm::TargetOptions(),
+                                          llvm::Reloc::PIC_, std::nullopt,
+                                          llvm::CodeGenOptLevel::Aggressive));
+    if (!tm_)
+      error = "cannot create the AMDGPU target machine for " + std::string(kChipset);
+    return tm_.get();
+  }
+
+private:
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
+
+/// O3 before code generation: without it bare pointers stay flat_load
+/// instead of global_load, MFMA results go through AGPRs and the kernarg
+/// segment balloons (TOOLCHAIN.md step 4).
+///
+/// Why not something lighter (measured on the 322 kernels of the matrix):
+/// O2 gives the same code but costs the same; O1 changes the code of 301
+/// kernels. O3's own pass list with four of its eight InstCombine runs left
+/// out gives the same code for every kernel but saves only 5-10% of O3 (the
+/// runs that matter are the expensive early ones), not worth a hand-kept
+/// pipeline that later templates could outgrow.
+void runO3(llvm::TargetMachine &tm, llvm::Module &module) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder passBuilder(&tm);
+  passBuilder.registerModuleAnalyses(mam);
+  passBuilder.registerCGSCCAnalyses(cgam);
+  passBuilder.registerFunctionAnalyses(fam);
+  passBuilder.registerLoopAnalyses(lam);
+  passBuilder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager o3 =
+      passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  o3.run(module, mam);
+}
+
 } // namespace
 
 void initializeAmdgpuTarget() {
@@ -165,7 +268,7 @@ Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
                                             llvm::raw_ostream *diagnosticStream) {
   using R = Result<std::vector<uint8_t>>;
   llvm::SmallString<128> dirPath;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mxforge-lld", dirPath))
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(linkDirectoryPrefix(), dirPath))
     return R::failure("cannot create a temporary directory for lld: " + ec.message() +
                       " (set TMPDIR to a writable directory)");
   TempDirectory dir(dirPath);
@@ -188,8 +291,12 @@ Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
   // into ROCm's device libraries, which we do not link; a plain -shared link
   // would leave them undefined and the loader would fail at run time.
   // --threads=1: a kernel is one small object; no thread pool for it.
-  const char *args[] = {"ld.lld",      "-shared", "--no-undefined", "--threads=1",
-                        "-o",          outputPath.c_str(), objectPath.c_str()};
+  // --no-mmap-output-file: lld writes the output in one go instead of
+  // through a temporary file renamed into place, two file-system operations
+  // fewer per link; the bytes are the same.
+  const char *args[] = {"ld.lld", "-shared", "--no-undefined", "--threads=1",
+                        "--no-mmap-output-file", "-o", outputPath.c_str(),
+                        objectPath.c_str()};
   std::string lldOut, lldErr;
   llvm::raw_string_ostream lldOutStream(lldOut), lldErrStream(lldErr);
   int retCode = 0;
@@ -240,20 +347,12 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
         " kernels" + (kernels.empty() ? "" : " (" + llvm::join(kernels, ", ") + ")") +
         "; a code object is built from exactly one gpu.func marked `kernel`");
 
-  initializeAmdgpuTarget();
-  const llvm::Triple triple(kTriple);
   std::string targetError;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, targetError);
-  if (!target)
-    return Status::failure("LLVM has no AMDGPU target: " + targetError);
-  // No feature string: xnack and sramecc stay "any", so one code object
-  // loads whatever the device's setting.
-  std::unique_ptr<llvm::TargetMachine> tm(
-      target->createTargetMachine(triple, kChipset, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-                                  std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  TargetMachineLease tmLease;
+  llvm::TargetMachine *tm = tmLease.get(targetError);
   if (!tm)
-    return Status::failure("cannot create the AMDGPU target machine for " +
-                           std::string(kChipset));
+    return Status::failure(targetError);
+  const llvm::Triple &triple = tm->getTargetTriple();
 
   llvm::LLVMContext llvmContext;
   std::vector<std::string> llvmErrors;
@@ -276,24 +375,7 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
   if (dumper)
     dumper->emit("kernel", "ll", "LLVM IR before O3", printModule);
 
-  // O3 before code generation: without it bare pointers stay flat_load
-  // instead of global_load, MFMA results go through AGPRs and the kernarg
-  // segment balloons (TOOLCHAIN.md step 4).
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder passBuilder(tm.get());
-    passBuilder.registerModuleAnalyses(mam);
-    passBuilder.registerCGSCCAnalyses(cgam);
-    passBuilder.registerFunctionAnalyses(fam);
-    passBuilder.registerLoopAnalyses(lam);
-    passBuilder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager o3 =
-        passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    o3.run(*llvmModule, mam);
-  }
+  runO3(*tm, *llvmModule);
   if (!llvmErrors.empty())
     return Status::failure("the LLVM O3 pipeline failed" + joinLines(llvmErrors));
   if (dumper)

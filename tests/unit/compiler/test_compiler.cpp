@@ -426,6 +426,16 @@ TEST(Compiler, ConcurrentCompilesAreByteIdentical) {
   }
 }
 
+TEST(Compiler, VerifyingEveryPassChangesNothing) {
+  CompileOptions everyPass;
+  everyPass.verifyEachPass = true;
+  Result<CodeObject> verified = compileText(test::kQuantMfma, everyPass);
+  Result<CodeObject> plain = compileText(test::kQuantMfma);
+  ASSERT_TRUE(verified.ok()) << verified.error();
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_TRUE(verified.value().hsaco == plain.value().hsaco);
+}
+
 // Prints compile latency, cumulative up to each stage (never asserts a
 // timing: machines differ). Run alone to see the first compile of a process.
 TEST(Compiler, CompileLatency) {

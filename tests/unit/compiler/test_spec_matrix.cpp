@@ -65,7 +65,11 @@ protected:
 TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   const KernelSpec &spec = GetParam();
   SCOPED_TRACE(printSpec(spec));
-  Result<CodeObject> compiled = compileSpec(spec, CompileOptions{});
+  // Verify after every pass, which compiles skip by default: the matrix is
+  // where the templates' IR meets each MLIR pass.
+  CompileOptions options;
+  options.verifyEachPass = true;
+  Result<CodeObject> compiled = compileSpec(spec, options);
   ASSERT_TRUE(compiled.ok()) << compiled.error();
   const KernelInfo &info = compiled.value().kernel;
   const KernelTiling tiling = chooseRotateQuantTiling(spec);
@@ -122,6 +126,25 @@ std::string specTestName(const ::testing::TestParamInfo<KernelSpec> &info) {
 
 INSTANTIATE_TEST_SUITE_P(RotateQuant, SpecMatrix,
                          ::testing::ValuesIn(testing::rotateQuantSpecMatrix()), specTestName);
+
+// Compiles reuse MLIR contexts and TargetMachines (compiler/object_pool.h);
+// what one compile leaves in them must not change the next one's code.
+TEST(SpecMatrixReuse, EarlierCompilesDoNotChangeTheCode) {
+  installDefaultSpecFrontend();
+  auto compile = [](const char *text) {
+    Result<KernelSpec> spec = parseSpec(text);
+    EXPECT_TRUE(spec.ok()) << text;
+    Result<CodeObject> compiled = compileSpec(spec.value(), CompileOptions{});
+    EXPECT_TRUE(compiled.ok()) << compiled.error();
+    return compiled.ok() ? compiled.value().hsaco : std::vector<uint8_t>{};
+  };
+  const char *first = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,scale=even";
+  const std::vector<uint8_t> before = compile(first);
+  compile("rotate_quant:K=4096,RS=128,rot=learned,M=16,scale=even");
+  compile("rotate_quant:K=2048,RS=0,M=1,scale=rceil,layout=a4w4_shuffle");
+  EXPECT_FALSE(before.empty());
+  EXPECT_TRUE(compile(first) == before);
+}
 
 TEST(SpecMatrixDefinition, CoversEveryCombination) {
   std::vector<KernelSpec> specs = testing::rotateQuantSpecMatrix();
