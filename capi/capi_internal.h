@@ -37,6 +37,8 @@ struct mxf_context {
   std::unique_ptr<mxf::runtime::Device> device;
   std::string deviceDescription;
   std::unique_ptr<mxf::KernelTable> table;
+  /// Bundles only: the table then fails only for specs no bundle holds.
+  bool strict = false;
 
   std::mutex mutex; // guards kernels and buffers
   /// One mxf_kernel per table kernel, loaded on the device once.

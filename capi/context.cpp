@@ -23,12 +23,12 @@ mxf_context::~mxf_context() {
 
 namespace {
 
-/// Failures of the kernel table: a spec missing in strict mode (or with no
-/// compiler) is NOT_FOUND; everything else the JIT reports is COMPILE.
-mxf_status tableFailure(const mxf_context *context, const std::string &message) {
-  const bool missing = message.find("is in no loaded bundle") != std::string::npos ||
-                       message.find("no kernel for M=") != std::string::npos;
-  return fail(missing ? MXF_ERROR_NOT_FOUND : MXF_ERROR_COMPILE, message);
+/// The status of a kernel-table failure. Specs are validated before they
+/// reach the table and bundle kernels cannot fail, so in strict mode a
+/// failure means no bundle holds the spec (or no bucket >= M); otherwise it
+/// is the JIT's.
+mxf_status tableFailureStatus(const mxf_context &context) {
+  return context.strict ? MXF_ERROR_NOT_FOUND : MXF_ERROR_COMPILE;
 }
 
 } // namespace
@@ -98,6 +98,7 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     auto created = std::make_unique<mxf_context>();
     created->device = std::move(device.value());
     created->deviceDescription = created->device->description();
+    created->strict = tableOptions.strict;
     created->table = std::make_unique<mxf::KernelTable>(std::move(tableOptions));
     *context = created.release();
     return MXF_SUCCESS;
@@ -137,7 +138,7 @@ mxf_status mxf_compile(mxf_context *context, const char *spec) {
       return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_compile: invalid spec: " + parsed.error());
     mxf::Result<mxf::KernelHandle> kernel = context->table->get(parsed.value());
     if (!kernel.ok())
-      return tableFailure(context, "mxf_compile: " + kernel.error());
+      return fail(tableFailureStatus(*context), "mxf_compile: " + kernel.error());
     return MXF_SUCCESS;
   });
 }
@@ -173,7 +174,7 @@ mxf_status mxf_compile_all(mxf_context *context, const char *const *specs, size_
     for (size_t j = 0; j < compiled.size(); ++j)
       if (!compiled[j].ok()) {
         size_t i = parsedIndex[j];
-        results[i] = tableFailure(context, compiled[j].error());
+        results[i] = tableFailureStatus(*context);
         messages[i] = "specs[" + std::to_string(i) + "]: " + compiled[j].error();
       }
     size_t failures = 0;
@@ -214,7 +215,7 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
                       mxf::specFamily(parsed.value()));
     mxf::Result<mxf::KernelHandle> handle = context->table->forRows(parsed.value(), m);
     if (!handle.ok())
-      return tableFailure(context, "mxf_find_kernel: " + handle.error());
+      return fail(tableFailureStatus(*context), "mxf_find_kernel: " + handle.error());
 
     std::lock_guard<std::mutex> lock(context->mutex);
     auto found = context->kernels.find(handle.value().get());
