@@ -49,11 +49,6 @@ void KernelTable::addBundle(std::shared_ptr<const Bundle> bundle) {
   bundles_.push_back(std::move(bundle));
 }
 
-void KernelTable::noteBuckets(const KernelSpec &spec) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  bucketsByFamily_[specFamily(spec)].insert(spec.M);
-}
-
 Result<KernelHandle> KernelTable::get(std::string_view specText) {
   Result<KernelSpec> spec = parseSpec(specText);
   if (!spec.ok())
@@ -93,9 +88,9 @@ Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
       ++stats_.cacheHits;
     else
       ++stats_.compiled;
+    if (result.ok())
+      bucketsByFamily_[specFamily(spec)].insert(spec.M);
   }
-  if (result.ok())
-    noteBuckets(spec);
   promise.set_value(result);
   return result;
 }

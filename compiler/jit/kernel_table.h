@@ -129,7 +129,6 @@ public:
 
 private:
   Result<KernelHandle> produce(const KernelSpec &spec, const std::string &canonical);
-  void noteBuckets(const KernelSpec &spec);
 
   KernelTableOptions options_;
   std::unique_ptr<DiskCache> cache_;
