@@ -305,23 +305,48 @@ private:
                                           elements);
   }
 
-  /// Sylvester Hadamard entries, computed in registers: H[in][out] =
-  /// (-1)^popcount(in & out) * bf16(1/sqrt(RS)) (numerics hadamardMatrixBf16).
-  Value hadamardOperand(Value in0, Value out) {
-    const uint16_t magnitude = f32ToBf16(hadamardNormF32(spec.RS));
-    Value outI32 = arith::IndexCastOp::create(b, b.getI32Type(), out);
-    Value in0I32 = arith::IndexCastOp::create(b, b.getI32Type(), in0);
-    llvm::SmallVector<Value, 8> elements;
-    for (int t = 0; t < 8; ++t) {
-      Value common = arith::AndIOp::create(b, add(in0I32, i32(t)), outI32);
-      Value parity = arith::AndIOp::create(b, mlir::math::CtPopOp::create(b, common), i32(1));
-      Value sign = arith::ShLIOp::create(b, parity, i32(15));
-      Value bits = arith::OrIOp::create(b, sign, i32(magnitude));
-      Value half = arith::TruncIOp::create(b, b.getI16Type(), bits);
-      elements.push_back(arith::BitcastOp::create(b, b.getBF16Type(), half));
-    }
-    return vector::FromElementsOp::create(b, mlir::VectorType::get({8}, b.getBF16Type()),
-                                          elements);
+  /// This lane's A operand of tile 0 of Sylvester's Hadamard matrix,
+  /// computed in registers: H[in][out] = (-1)^parity(in & out) *
+  /// bf16(1/sqrt(RS)) (numerics hadamardMatrixBf16) for in = 8g + t
+  /// (t = 0..7) and out = l%16, as four i32 words of two bf16 each.
+  ///
+  /// Why not popcount per element: that is ~80 instructions per kernel
+  /// (a third of an RS=64 kernel) and the compile time that goes with
+  /// them. With out = 8 b3 + o (o = l%8, b3 = bit 3 of l):
+  ///   parity((8g + t) & out) = (g & b3 & 1) ^ parity(t & o),
+  /// and for the pair t = 2i, 2i+1 of word i,
+  ///   parity(2i & o) = parity(i & (o >> 1)), parity((2i+1) & o) = that ^ (o & 1).
+  /// So word i is the magnitude pair with the high half's sign set by bit 0
+  /// of o, both signs flipped by f = g & b3 & 1, and both flipped again by
+  /// bit 1 of o (i = 1, 3) and by bit 2 of o (i = 2, 3): a dozen
+  /// instructions.
+  Value hadamardTileZeroOperand() {
+    const uint32_t magnitude = f32ToBf16(hadamardNormF32(spec.RS));
+    Value laneI32 = arith::IndexCastOp::create(b, b.getI32Type(), lane);
+    auto laneBit = [&](int bit) {
+      return arith::AndIOp::create(b, arith::ShRUIOp::create(b, laneI32, i32(bit)), i32(1));
+    };
+    // 0 or kBf16PairSigns, from a bit (0 or 1).
+    auto pairSignsIf = [&](Value bit) { return mul(bit, i32(kBf16PairSigns)); };
+    Value highSign = arith::ShLIOp::create(b, laneBit(0), i32(31));
+    Value base = arith::OrIOp::create(b, highSign, i32(int32_t(magnitude | magnitude << 16)));
+    Value flip = arith::AndIOp::create(b, laneBit(3), laneBit(4)); // b3 & (g & 1)
+    Value word0 = arith::XOrIOp::create(b, base, pairSignsIf(flip));
+    Value word1 = arith::XOrIOp::create(b, word0, pairSignsIf(laneBit(1)));
+    Value bit2Signs = pairSignsIf(laneBit(2));
+    Value word2 = arith::XOrIOp::create(b, word0, bit2Signs);
+    Value word3 = arith::XOrIOp::create(b, word1, bit2Signs);
+    Value words = vector::FromElementsOp::create(b, mlir::VectorType::get({4}, b.getI32Type()),
+                                                 mlir::ValueRange{word0, word1, word2, word3});
+    return vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getBF16Type()), words);
+  }
+
+  /// The signs (kBf16PairSigns or 0) that turn tile 0's Hadamard operand
+  /// into tile 1's: bit 4 of out = 16 + l%16 meets bit 4 of 8g + t, which is
+  /// g >= 2.
+  Value hadamardTileOneSigns() {
+    return arith::SelectOp::create(b, cmp(arith::CmpIPredicate::uge, group, idx(2)),
+                                   i32(kBf16PairSigns), i32(0));
   }
 
   /// Flips the sign bit of every bf16 element (exact negation).
@@ -406,19 +431,18 @@ private:
     // blocks are unrolled, else with a select (at RS=128 O3 unrolls the
     // loop's four iterations and the selects fold away).
     if (spec.rot == RotationKind::Hadamard && !xorsHadamardSigns()) {
-      for (int tile = 0; tile < 2; ++tile) {
-        u.hadamard[tile][0] = hadamardOperand(u.groupChannel, add(idx(tile * 16), u.tokenInTile));
+      u.hadamard[0][0] = hadamardTileZeroOperand();
+      u.hadamard[1][0] = flipSigns(u.hadamard[0][0], hadamardTileOneSigns());
+      for (int tile = 0; tile < 2; ++tile)
         u.hadamard[tile][1] = negateBf16(u.hadamard[tile][0]);
-      }
     }
     // In the loop LLVM keeps (RS=256), four live vectors plus the selected
     // one cost 20 VGPRs (70 in all, 7 waves). Bit 4 of 8g+t is g >= 2, so
     // tile 1's entries are tile 0's negated in lanes with g >= 2: one vector
     // and an xor of sign bits per MFMA serve every (tile, o, c).
     if (spec.rot == RotationKind::Hadamard && xorsHadamardSigns()) {
-      u.hadamardBase = hadamardOperand(u.groupChannel, u.tokenInTile);
-      u.hadamardTileSigns = arith::SelectOp::create(
-          b, cmp(arith::CmpIPredicate::uge, group, idx(2)), i32(kBf16PairSigns), i32(0));
+      u.hadamardBase = hadamardTileZeroOperand();
+      u.hadamardTileSigns = hadamardTileOneSigns();
     }
     return u;
   }
@@ -692,7 +716,7 @@ private:
     return cmp(arith::CmpIPredicate::ne, parity, i32(0));
   }
 
-  /// No rotation: 8 scale blocks of 16 tokens; each lane loads the channels
+  /// No rotation: 2 scale blocks of 16 tokens; each lane loads the channels
   /// it would hold in the MFMA result layout, so quantization is shared.
   void emitPlainUnit(Value unit) {
     const int blocks = tiling.channelsPerUnit / 32;

@@ -13,7 +13,7 @@
 
 namespace mxf {
 
-constexpr int kTemplateRevision = 2;
+constexpr int kTemplateRevision = 3;
 
 } // namespace mxf
 

@@ -39,9 +39,13 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   KernelTiling tiling;
   // A wave owns one rotation block of 16 tokens: it loads the block's x once
   // (RS/32 16-byte loads per lane) and reuses them for every output channel
-  // of the block. Without rotation a wave takes 256 channels (8 scale
-  // blocks) so that each wave still has several independent loads in flight.
-  tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : 256;
+  // of the block. Without rotation a wave takes 64 channels (2 scale
+  // blocks, four 8-byte loads per lane in flight, as many bytes as RS=64
+  // loads). More channels per wave would only mean fewer waves: at decode
+  // sizes (K=4096, M <= 16) 64 waves instead of 16 spread over the CUs, and
+  // a kernel a quarter the size to compile (256 channels took 660
+  // instructions and 33 ms).
+  tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : 64;
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
   tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle;
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared

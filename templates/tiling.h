@@ -19,7 +19,7 @@ namespace mxf {
 struct KernelTiling {
   int wavesPerWorkgroup = 4; // 256 lanes
   int rowsPerTile = 16;      // tokens per MFMA tile (the N of 16x16x32)
-  int channelsPerUnit = 0;   // channels one wave handles: RS, or 256 without rotation
+  int channelsPerUnit = 0;   // channels one wave handles: RS, or 64 without rotation
   int unitsPerRow = 0;       // K / channelsPerUnit
   int workgroupSize() const { return wavesPerWorkgroup * 64; }
   /// A learned rotation shared by every block is staged in LDS by the whole

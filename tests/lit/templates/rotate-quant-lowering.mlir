@@ -8,7 +8,8 @@
 // HAD: gpu.module @mxforge_kernels
 // HAD: gpu.func @hadamard64(%{{.*}}: memref<16x4096xbf16>, %{{.*}}: memref<16x2048xi8>, %{{.*}}: memref<16x128xi8>, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // HAD: gpu.thread_id x
-// HAD: math.ctpop
+// HAD: vector.from_elements {{.*}} : vector<4xi32>
+// HAD: vector.bitcast {{.*}} : vector<4xi32> to vector<8xbf16>
 // HAD: amdgpu.mfma 16x16x32
 // HAD: gpu.shuffle xor
 // HAD: amdgpu.packed_scaled_trunc

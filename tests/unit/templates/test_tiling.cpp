@@ -26,10 +26,13 @@ TEST(Tiling, OneWavePerRotationBlockAndSixteenTokens) {
   EXPECT_EQ(t.ldsBytes, 0);
 }
 
-TEST(Tiling, NoRotationTakes256ChannelsPerWave) {
+TEST(Tiling, NoRotationTakes64ChannelsPerWave) {
   KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=256,M=1"));
-  EXPECT_EQ(t.unitsPerRow, 1);
+  EXPECT_EQ(t.channelsPerUnit, 64);
+  EXPECT_EQ(t.unitsPerRow, 4);
   EXPECT_EQ(t.gridFor(1), (std::array<uint32_t, 3>{1, 1, 1}));
+  KernelTiling wide = chooseRotateQuantTiling(spec("rotate_quant:K=4096,M=16"));
+  EXPECT_EQ(wide.gridFor(16), (std::array<uint32_t, 3>{16, 1, 1}));
 }
 
 TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
