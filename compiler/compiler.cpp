@@ -308,6 +308,7 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
   serializeOptions.stopAfter = stop;
   serializeOptions.dumper = &dumper;
   serializeOptions.diagnosticStream = options.diagnosticStream;
+  serializeOptions.freshCodeGenPipeline = options.freshCodeGenPipeline;
   compiler::SerializeOutput serialized;
   if (Status status = compiler::serializeGpuModule(module, serializeOptions, serialized);
       !status.ok())

@@ -86,6 +86,11 @@ struct CompileOptions {
   /// without the name of the pass. Always on with `dumpDir` and
   /// `printIrAfterAll`, whose output should end at the pass that broke the IR.
   bool verifyEachPass = false;
+  /// Build AMDGPU code generation's pass pipeline for this compile instead of
+  /// running the one a pooled target keeps (compiler/gfx950_target.h). The
+  /// code is the same (the spec matrix test checks it for every spec); this
+  /// is for that test and for ruling out the reuse when hunting a bug.
+  bool freshCodeGenPipeline = false;
 };
 
 /// Compiles a module that holds exactly one gpu.module with exactly one

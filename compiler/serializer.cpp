@@ -9,7 +9,7 @@
 #include "compiler/serializer.h"
 
 #include "compiler/dump.h"
-#include "compiler/object_pool.h"
+#include "compiler/gfx950_target.h"
 #include "compiler/pipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,17 +27,13 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -52,7 +48,6 @@ LLD_HAS_DRIVER(elf)
 namespace mxf::compiler {
 namespace {
 
-constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 
 /// Records LLVM's errors instead of letting LLVMContext::diagnose exit the
 /// process (what it does for an error when no handler claims it).
@@ -161,69 +156,6 @@ std::vector<std::string> kernelNames(mlir::gpu::GPUModuleOp gpuModule) {
   return names;
 }
 
-Status emitCode(llvm::TargetMachine &tm, llvm::Module &module, llvm::CodeGenFileType type,
-                llvm::SmallVectorImpl<char> &out) {
-  llvm::raw_svector_ostream os(out);
-  llvm::legacy::PassManager codegen;
-  if (tm.addPassesToEmitFile(codegen, os, nullptr, type))
-    return Status::failure("the AMDGPU target cannot emit this file type");
-  codegen.run(module);
-  return Status::success();
-}
-
-/// Leaked on purpose, as the context pool (compiler.cpp): no TargetMachine
-/// is destroyed during static destruction at exit.
-ObjectPool<llvm::TargetMachine> &targetMachinePool() {
-  static auto *pool = new ObjectPool<llvm::TargetMachine>();
-  return *pool;
-}
-
-/// The gfx950 TargetMachine of one compile, lent from the pool
-/// (object_pool.h).
-///
-/// Why not one per compile: a new TargetMachine starts with a new subtarget
-/// and empty register caches (MCRegisterInfo::getCachedAliasesOf and the
-/// like) that code generation then fills again, about 2 ms of a 20 ms
-/// compile (3 ms more in the first compile). The TargetMachine carries
-/// nothing from one compile to the next that changes the code: every kernel
-/// gets the same CPU, feature string and options, and the spec matrix
-/// compiles to identical bytes whether each compile runs in a fresh process
-/// or all in one (docs/compiler.md, "Compile time").
-class TargetMachineLease {
-public:
-  TargetMachineLease()
-      : tm_(targetMachinePool().take([](const llvm::TargetMachine &) { return true; })) {}
-  ~TargetMachineLease() { targetMachinePool().give(std::move(tm_)); }
-  TargetMachineLease(const TargetMachineLease &) = delete;
-  TargetMachineLease &operator=(const TargetMachineLease &) = delete;
-
-  /// The TargetMachine, made on first use; null with `error` set if LLVM
-  /// cannot make one.
-  llvm::TargetMachine *get(std::string &error) {
-    if (tm_)
-      return tm_.get();
-    initializeAmdgpuTarget();
-    const llvm::Triple triple(kTriple);
-    std::string targetError;
-    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, targetError);
-    if (!target) {
-      error = "LLVM has no AMDGPU target: " + targetError;
-      return nullptr;
-    }
-    // No feature string: xnack and sramecc stay "any", so one code object
-    // loads whatever the device's setting.
-    tm_.reset(target->createTargetMachine(triple, kChipset, "", llvm::TargetOptions(),
-                                          llvm::Reloc::PIC_, std::nullopt,
-                                          llvm::CodeGenOptLevel::Aggressive));
-    if (!tm_)
-      error = "cannot create the AMDGPU target machine for " + std::string(kChipset);
-    return tm_.get();
-  }
-
-private:
-  std::unique_ptr<llvm::TargetMachine> tm_;
-};
-
 /// O3 before code generation: without it bare pointers stay flat_load
 /// instead of global_load, MFMA results go through AGPRs and the kernarg
 /// segment balloons (TOOLCHAIN.md step 4).
@@ -251,18 +183,6 @@ void runO3(llvm::TargetMachine &tm, llvm::Module &module) {
 }
 
 } // namespace
-
-void initializeAmdgpuTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-    // Object emission parses inline assembly with the target's asm parser.
-    LLVMInitializeAMDGPUAsmParser();
-  });
-}
 
 Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
                                             llvm::raw_ostream *diagnosticStream) {
@@ -348,10 +268,11 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
         "; a code object is built from exactly one gpu.func marked `kernel`");
 
   std::string targetError;
-  TargetMachineLease tmLease;
-  llvm::TargetMachine *tm = tmLease.get(targetError);
-  if (!tm)
+  Gfx950TargetLease targetLease;
+  Gfx950Target *target = targetLease.get(targetError);
+  if (!target)
     return Status::failure(targetError);
+  llvm::TargetMachine *tm = &target->machine();
   const llvm::Triple &triple = tm->getTargetTriple();
 
   llvm::LLVMContext llvmContext;
@@ -392,8 +313,7 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
   if (dumper || options.stopAfter == CompileStage::Asm) {
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
     llvm::SmallString<0> assembly;
-    if (Status status = emitCode(*tm, *copy, llvm::CodeGenFileType::AssemblyFile, assembly);
-        !status.ok())
+    if (Status status = target->emitAssembly(*copy, assembly); !status.ok())
       return status;
     if (!llvmErrors.empty())
       return Status::failure("AMDGPU code generation failed" + joinLines(llvmErrors));
@@ -406,11 +326,14 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
     }
   }
   llvm::SmallString<0> object;
-  if (Status status = emitCode(*tm, *llvmModule, llvm::CodeGenFileType::ObjectFile, object);
+  if (Status status = target->emitObject(*llvmModule, options.freshCodeGenPipeline, object);
       !status.ok())
     return status;
-  if (!llvmErrors.empty())
+  if (!llvmErrors.empty()) {
+    // Its passes may have stopped half way: the next compile builds anew.
+    target->forgetPipeline();
     return Status::failure("AMDGPU code generation failed" + joinLines(llvmErrors));
+  }
 
   output.failedStage = CompileStage::Hsaco;
   Result<std::vector<uint8_t>> linked =

@@ -12,8 +12,9 @@
 //   hsaco: lld as a library (-shared --no-undefined) in a private temporary
 //          directory that is removed on every path.
 //
-// TargetMachines come from a pool (object_pool.h): made once, reused by
-// later compiles on any thread, one compile at a time.
+// TargetMachines and their code generation pipelines come from a pool
+// (gfx950_target.h): made once, reused by later compiles on any thread, one
+// compile at a time.
 //
 // LLVM reports errors through the LLVMContext's diagnostic handler, which
 // exits the process by default; ours records them instead.
@@ -47,6 +48,7 @@ struct SerializeOptions {
   CompileStage stopAfter = CompileStage::Hsaco;
   StageDumper *dumper = nullptr;             // optional
   llvm::raw_ostream *diagnosticStream = nullptr; // echo LLVM/lld warnings here
+  bool freshCodeGenPipeline = false; // CompileOptions::freshCodeGenPipeline
 };
 
 struct SerializeOutput {
@@ -68,10 +70,6 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
 /// so links are serialized by a lock (they take ~0.3 ms).
 Result<std::vector<uint8_t>> linkCodeObject(std::string_view object,
                                             llvm::raw_ostream *diagnosticStream = nullptr);
-
-/// Registers the AMDGPU target with LLVM's TargetRegistry, once per process
-/// (thread-safe; later calls cost an atomic load).
-void initializeAmdgpuTarget();
 
 } // namespace mxf::compiler
 
