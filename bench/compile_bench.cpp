@@ -18,10 +18,12 @@
 #include "compiler/compiler.h"
 #include "compiler/default_frontend.h"
 #include "spec/kernel_spec.h"
+#include "tests/support/spec_matrix.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +35,20 @@ namespace {
 using mxf::bench::Clock;
 using mxf::bench::median;
 using mxf::bench::millisSince;
+using mxf::bench::percentile;
 
+
+/// The first compile of `text` in a fresh process (this program, --child).
+double coldCompile(const char *self, const std::string &text) {
+  std::string command = std::string(self) + " --child '" + text + "'";
+  FILE *child = popen(command.c_str(), "r");
+  double ms = -1;
+  if (child && std::fscanf(child, "%lf", &ms) != 1)
+    ms = -1;
+  if (child)
+    pclose(child);
+  return ms;
+}
 
 /// Compiles `spec` up to `stage` once; returns milliseconds, or -1 on error.
 double timeCompile(const mxf::KernelSpec &spec, const char *stage) {
@@ -64,6 +79,49 @@ const char *const kSpecs[] = {
 // hsaco column is code generation, object emission and the link.
 const char *const kStages[] = {"mxf", "gpu", "rocdl", "llvm", "hsaco"};
 
+/// Cold and warm compile time over every kernel of the spec matrix (the
+/// 322 specs the tests compile and emulate), each compiled once: the median
+/// kernel, not only the five above.
+bool printMatrixSummary(const char *self) {
+  const std::vector<mxf::KernelSpec> specs = mxf::testing::rotateQuantSpecMatrix();
+  std::vector<double> cold, warm;
+  std::map<int, std::vector<double>> warmByRs;
+  timeCompile(specs.front(), "hsaco"); // one-time initialization out of the warm numbers
+  for (const mxf::KernelSpec &spec : specs) {
+    const std::string text = mxf::printSpec(spec);
+    double coldMs = coldCompile(self, text), warmMs = timeCompile(spec, "hsaco");
+    if (coldMs < 0 || warmMs < 0) {
+      fmt::print(stderr, "error: {} did not compile\n", text);
+      return false;
+    }
+    cold.push_back(coldMs);
+    warm.push_back(warmMs);
+    warmByRs[spec.RS].push_back(warmMs);
+    if (std::getenv("MXFORGE_BENCH_EACH"))
+      fmt::print(stderr, "{:8.1f} {:8.1f} {}\n", coldMs, warmMs, text);
+  }
+  auto share = [](const std::vector<double> &values, double limit) {
+    return 100.0 * double(std::count_if(values.begin(), values.end(),
+                                        [&](double v) { return v <= limit; })) /
+           double(values.size());
+  };
+  fmt::print("\nthe {} kernels of the spec matrix, each compiled once (ms)\n", specs.size());
+  fmt::print("{:<6} {:>7} {:>7} {:>7} {:>7} {:>9} {:>10}\n", "", "median", "p10", "p90", "max",
+             "target", "within");
+  fmt::print("{:<6} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>9} {:>9.0f}%\n", "cold", median(cold),
+             percentile(cold, 0.1), percentile(cold, 0.9), percentile(cold, 1.0), "<= 30",
+             share(cold, 30));
+  fmt::print("{:<6} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>9} {:>9.0f}%\n", "warm", median(warm),
+             percentile(warm, 0.1), percentile(warm, 0.9), percentile(warm, 1.0), "<= 15",
+             share(warm, 15));
+  fmt::print("warm median by RS:");
+  for (const auto &[rs, times] : warmByRs)
+    fmt::print("  RS={} {:.1f} ({} kernels)", rs, median(times), times.size());
+  fmt::print("\ncold: each in a fresh process; warm: in this process, in matrix order, so each "
+             "right after another spec.\n");
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -92,16 +150,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::vector<double> cold;
-    for (int i = 0; i < repeats; ++i) {
-      std::string command = std::string(argv[0]) + " --child '" + text + "'";
-      FILE *child = popen(command.c_str(), "r");
-      double ms = -1;
-      if (child && std::fscanf(child, "%lf", &ms) != 1)
-        ms = -1;
-      if (child)
-        pclose(child);
-      cold.push_back(ms);
-    }
+    for (int i = 0; i < repeats; ++i)
+      cold.push_back(coldCompile(argv[0], text));
     timeCompile(spec.value(), "hsaco"); // one-time initialization out of the warm numbers
     std::vector<double> again;
     for (int i = 0; i < repeats; ++i)
@@ -129,5 +179,5 @@ int main(int argc, char **argv) {
              "spec.\nstage columns: warm time of each stage (time to "
              "stop after it minus the one before); +hsaco is AMDGPU code generation, object "
              "emission and the link.\n");
-  return 0;
+  return printMatrixSummary(argv[0]) ? 0 : 1;
 }

@@ -6,7 +6,7 @@
 //              32-channel chunk: one 16-byte load of a row of x.
 //   A operand: lane l holds output channel l%16 of the tile, the same input
 //              channels: a column of R (computed in registers for Hadamard,
-//              read transposed from LDS for a learned R and, from RS=128 on,
+//              read transposed from LDS for a learned R and, from RS=64 on,
 //              for a per-block R; gathered from global memory for smaller
 //              per-block R).
 //   D:         lane l, register r: token l%16, output channel 4(l/16)+r.
@@ -107,26 +107,25 @@ public:
 
   void emitBody() {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
-    lane = arith::RemUIOp::create(b, tid, idx(kLanes));
-    wave = arith::DivUIOp::create(b, tid, idx(kLanes));
-    group = arith::DivUIOp::create(b, lane, idx(kTileRows)); // g = lane / 16
-    Value token = arith::RemUIOp::create(b, lane, idx(kTileRows));
-    Value unit = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
-                                 idx(tiling.wavesPerWorkgroup)),
-        wave);
+    lane = remBy(tid, kLanes);
+    wave = divBy(tid, kLanes);
+    group = divBy(lane, kTileRows); // g = lane / 16
+    Value token = remBy(lane, kTileRows);
+    Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
+                           tiling.wavesPerWorkgroup),
+                     wave);
     rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
-    row = arith::AddIOp::create(b, arith::MulIOp::create(b, rowTile, idx(kTileRows)), token);
+    row = add(mulBy(rowTile, kTileRows), token);
     mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
     rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
+    if (spec.layout == ScaleLayout::A4W4Shuffle)
+      prepareShuffledScales();
     if (tiling.fillsScalePadding) {
       // pad256(M): the shuffled scale rows the kernel fills with 0x7F.
-      Value padded = arith::MulIOp::create(
-          b, arith::DivUIOp::create(b, arith::AddIOp::create(b, mIndex, idx(255)), idx(256)),
-          idx(256));
+      Value padded = mulBy(divBy(add(mIndex, idx(255)), 256), 256);
       rowInPadding = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::uge, row, mIndex),
                                            cmp(arith::CmpIPredicate::ult, row, padded));
     }
@@ -174,7 +173,7 @@ public:
     ifThen(arith::AndIOp::create(b, rowInPadding, isGroupZero), [&] {
       Value pad = arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte);
       for (int blk = 0; blk < blocks; ++blk)
-        storeScale(add(mul(unit, idx(blocks)), idx(blk)), pad);
+        storeScale(add(mulBy(unit, blocks), idx(blk)), pad);
     });
   }
 
@@ -185,6 +184,33 @@ private:
   Value cmp(arith::CmpIPredicate p, Value a, Value c) { return arith::CmpIOp::create(b, p, a, c); }
   Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
   Value mul(Value a, Value c) { return arith::MulIOp::create(b, a, c); }
+
+  // a * c, a / c and a % c (unsigned) for a constant c > 0. Every constant
+  // the kernels scale, divide or reduce by is a power of two but a4w4's
+  // padded scale columns; those become shifts and masks here, so that
+  // LLVM's InstCombine does not have to find them (it runs eight times in
+  // O3 and is its costliest pass).
+  static bool isPowerOfTwo(int64_t c) { return c > 0 && (c & (c - 1)) == 0; }
+  static int64_t log2Of(int64_t c) { return __builtin_ctzll(uint64_t(c)); }
+  Value mulBy(Value a, int64_t c) {
+    if (c == 1)
+      return a;
+    if (isPowerOfTwo(c))
+      return arith::ShLIOp::create(b, a, idx(log2Of(c)));
+    return mul(a, idx(c));
+  }
+  Value divBy(Value a, int64_t c) {
+    if (c == 1)
+      return a;
+    if (isPowerOfTwo(c))
+      return arith::ShRUIOp::create(b, a, idx(log2Of(c)));
+    return arith::DivUIOp::create(b, a, idx(c));
+  }
+  Value remBy(Value a, int64_t c) {
+    if (isPowerOfTwo(c))
+      return arith::AndIOp::create(b, a, idx(c - 1));
+    return arith::RemUIOp::create(b, a, idx(c));
+  }
 
   void ifThen(Value condition, const std::function<void()> &body) {
     auto op = mlir::scf::IfOp::create(b, condition, /*withElseRegion=*/false);
@@ -205,7 +231,7 @@ private:
 
   /// Whether this workgroup's 16-row tile lies wholly in the a4w4 padding.
   Value tileWhollyPastM() {
-    return cmp(arith::CmpIPredicate::uge, mul(rowTile, idx(kTileRows)), mIndex);
+    return cmp(arith::CmpIPredicate::uge, mulBy(rowTile, kTileRows), mIndex);
   }
 
   /// Asks LLVM not to unroll `loop`. O3 otherwise fully unrolls short
@@ -252,9 +278,9 @@ private:
     {
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value flat = mul(loop.getInductionVar(), idx(8));
-      Value in = arith::DivUIOp::create(b, flat, idx(spec.RS));
-      Value out = arith::RemUIOp::create(b, flat, idx(spec.RS));
+      Value flat = mulBy(loop.getInductionVar(), 8);
+      Value in = divBy(flat, spec.RS);
+      Value out = remBy(flat, spec.RS);
       Value piece = vector::LoadOp::create(b, v8bf16, r, mlir::ValueRange{in, out});
       vector::StoreOp::create(b, piece, lds, mlir::ValueRange{flat});
     }
@@ -288,9 +314,9 @@ private:
   /// Element index in LDS of this lane's first transposed read of chunk 0,
   /// tile 0, output block 0: row 8(l/16) + t/4, column 4(t%4) (t = l%16).
   Value ldsLaneOffset() {
-    Value t = arith::RemUIOp::create(b, lane, idx(kTileRows));
-    Value rowIndex = add(mul(group, idx(8)), arith::DivUIOp::create(b, t, idx(4)));
-    return add(mul(rowIndex, idx(ldsPitch())), mul(arith::RemUIOp::create(b, t, idx(4)), idx(4)));
+    Value t = remBy(lane, kTileRows);
+    Value rowIndex = add(mulBy(group, 8), divBy(t, 4));
+    return add(mulBy(rowIndex, ldsPitch()), mulBy(remBy(t, 4), 4));
   }
 
   /// A operand of one MFMA for rot=learned_per_block: R_unit[in0 + t][out]
@@ -406,20 +432,20 @@ private:
   /// flipping sign bits (prepareUnit says why).
   bool xorsHadamardSigns() const { return spec.RS >= 256; }
 
-  /// learned_per_block at RS >= 128 walks the input chunks in a loop
+  /// learned_per_block at RS >= 64 walks the input chunks in a loop
   /// (emitWaveTransposedUnit) and loads x there, per chunk.
   bool loopsOverChunks() const { return tiling.transposesInWaveLds; }
 
   RotatedUnit prepareUnit(Value unit) {
     RotatedUnit u;
     u.unit = unit;
-    u.blockBase = mul(unit, idx(spec.RS));
-    u.groupChannel = mul(group, idx(8));
-    u.tokenInTile = arith::RemUIOp::create(b, lane, idx(kTileRows));
+    u.blockBase = mulBy(unit, spec.RS);
+    u.groupChannel = mulBy(group, 8);
+    u.tokenInTile = remBy(lane, kTileRows);
     if (tiling.stagesRotationInLds) // a sliced copy starts from buffer 0 too
       u.ldsReadBase = ldsLaneOffset();
     if (tiling.transposesInWaveLds) // this wave's piece
-      u.ldsReadBase = add(mul(wave, idx(32 * 32)), ldsLaneOffset());
+      u.ldsReadBase = add(mulBy(wave, 32 * 32), ldsLaneOffset());
     // The block's x, loaded once and reused by every output block.
     if (!loopsOverChunks())
       for (int c = 0; c < spec.RS / kMfmaBf16ChunkK; ++c)
@@ -474,7 +500,7 @@ private:
                                                   (outBlockConst ? *outBlockConst * 32 : 0));
     default:
       return gatheredOperand(u.unit, add(idx(c * 32), u.groupChannel),
-                             add(add(mul(outBlock, idx(32)), idx(tile * 16)), u.tokenInTile));
+                             add(add(mulBy(outBlock, 32), idx(tile * 16)), u.tokenInTile));
     }
   }
 
@@ -490,7 +516,7 @@ private:
       }
       tiles[tile] = acc;
     }
-    emitQuantizeBlock(add(mul(u.unit, idx(spec.RS / 32)), outBlock), tiles[0], tiles[1]);
+    emitQuantizeBlock(add(mulBy(u.unit, spec.RS / 32), outBlock), tiles[0], tiles[1]);
   }
 
   Value zeroAccumulator() {
@@ -547,10 +573,10 @@ private:
       pieces.push_back(add(tid, idx(p * threads)));
     auto loadSlice = [&](Value outBlock) {
       llvm::SmallVector<Value, 2> loaded;
-      Value first = mul(outBlock, idx(columns));
+      Value first = mulBy(outBlock, columns);
       for (Value piece : pieces) {
-        Value rowIndex = arith::DivUIOp::create(b, piece, idx(piecesPerRow));
-        Value column = mul(arith::RemUIOp::create(b, piece, idx(piecesPerRow)), idx(8));
+        Value rowIndex = divBy(piece, piecesPerRow);
+        Value column = mulBy(remBy(piece, piecesPerRow), 8);
         loaded.push_back(
             vector::LoadOp::create(b, v8bf16, r, mlir::ValueRange{rowIndex, add(first, column)}));
       }
@@ -559,7 +585,7 @@ private:
     auto storeSlice = [&](Value bufferStart, llvm::ArrayRef<Value> loaded) {
       for (auto [piece, value] : llvm::zip(pieces, loaded))
         vector::StoreOp::create(b, value, lds,
-                                mlir::ValueRange{add(bufferStart, mul(piece, idx(8)))});
+                                mlir::ValueRange{add(bufferStart, mulBy(piece, 8))});
     };
 
     // Waves past the last unit compute nothing but copy their share of every
@@ -592,7 +618,7 @@ private:
       mlir::scf::YieldOp::create(b, llvm::SmallVector<Value, 2>(pieces.size(), zeros));
     }
     ifThen(unitValid, [&] { emitOutputBlock(u, outBlock, std::nullopt); });
-    Value nextBufferStart = mul(arith::RemUIOp::create(b, next, idx(2)), idx(sliceElements));
+    Value nextBufferStart = mulBy(remBy(next, 2), sliceElements);
     ifThen(hasNext, [&] {
       llvm::SmallVector<Value, 2> prefetched(prefetch.getResults());
       storeSlice(nextBufferStart, prefetched);
@@ -604,7 +630,7 @@ private:
         b, mlir::ValueRange{arith::XOrIOp::create(b, u.ldsReadBase, idx(sliceElements))});
   }
 
-  /// learned_per_block at RS >= 128. Step s = (output block o, input chunk
+  /// learned_per_block at RS >= 64. Step s = (output block o, input chunk
   /// c), s = o * chunks + c, multiplies the 32x32 piece
   /// R_unit[32c..+31][32o..+31]: each lane loads two 16-byte pieces of it
   /// and x's chunk c, the wave
@@ -631,15 +657,15 @@ private:
       Value rowIndex, columnInBlock, ldsIndex;
     };
     llvm::SmallVector<Piece, 2> pieces;
-    Value firstRowOfLane = mul(arith::DivUIOp::create(b, lane, idx(4)), idx(2));
-    Value columnOfLane = mul(arith::RemUIOp::create(b, lane, idx(4)), idx(8));
-    Value laneStart = add(mul(wave, idx(32 * 32)), add(mul(firstRowOfLane, idx(32)), columnOfLane));
+    Value firstRowOfLane = mulBy(divBy(lane, 4), 2);
+    Value columnOfLane = mulBy(remBy(lane, 4), 8);
+    Value laneStart = add(mulBy(wave, 32 * 32), add(mulBy(firstRowOfLane, 32), columnOfLane));
     for (int64_t p = 0; p < 2; ++p)
       pieces.push_back({add(firstRowOfLane, idx(p)), columnOfLane, add(laneStart, idx(p * 32))});
     // The two pieces and x of one step (index < steps).
     auto loadStep = [&](Value step) {
-      Value firstRow = mul(arith::RemUIOp::create(b, step, idx(chunks)), idx(32));
-      Value firstColumn = mul(arith::DivUIOp::create(b, step, idx(chunks)), idx(32));
+      Value firstRow = mulBy(remBy(step, chunks), 32);
+      Value firstColumn = mulBy(divBy(step, chunks), 32);
       llvm::SmallVector<Value, 3> loaded;
       for (const Piece &piece : pieces)
         loaded.push_back(vector::LoadOp::create(
@@ -686,7 +712,7 @@ private:
       mlir::OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(chunkLoop.getBody());
       mlir::ValueRange carried = chunkLoop.getRegionIterArgs();
-      Value first = add(mul(outBlock, idx(chunks)), chunkLoop.getInductionVar());
+      Value first = add(mulBy(outBlock, chunks), chunkLoop.getInductionVar());
       Value second = add(first, idx(1));
       Value acc[2] = {carried[0], carried[1]};
       llvm::SmallVector<Value, 3> secondLoaded = loadStep(second);
@@ -697,7 +723,7 @@ private:
       results.append(following);
       mlir::scf::YieldOp::create(b, results);
     }
-    emitQuantizeBlock(add(mul(u.unit, idx(outBlocks)), outBlock), chunkLoop.getResult(0),
+    emitQuantizeBlock(add(mulBy(u.unit, outBlocks), outBlock), chunkLoop.getResult(0),
                       chunkLoop.getResult(1));
     mlir::scf::YieldOp::create(b, chunkLoop.getResults().drop_front(2));
   }
@@ -723,8 +749,8 @@ private:
     auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     for (int blk = 0; blk < blocks; ++blk) {
-      Value scaleBlock = add(mul(unit, idx(blocks)), idx(blk));
-      Value base = add(mul(scaleBlock, idx(32)), mul(group, idx(4)));
+      Value scaleBlock = add(mulBy(unit, blocks), idx(blk));
+      Value base = add(mulBy(scaleBlock, 32), mulBy(group, 4));
       Value tiles[2];
       for (int tile = 0; tile < 2; ++tile) {
         Value raw = vector::LoadOp::create(b, v4bf16, x,
@@ -774,7 +800,7 @@ private:
     ifThen(rowValid, [&] {
       // Codes of channels (4g..4g+3) are bytes 2g, 2g+1 of the block's 16;
       // those of (16+4g..) are bytes 8+2g, 8+2g+1.
-      Value codeBase = add(mul(scaleBlock, idx(16)), mul(group, idx(2)));
+      Value codeBase = add(mulBy(scaleBlock, 16), mulBy(group, 2));
       vector::StoreOp::create(b, slice(bytes, 0, 2), q, mlir::ValueRange{row, codeBase});
       vector::StoreOp::create(b, slice(bytes, 2, 2), q,
                               mlir::ValueRange{row, add(codeBase, idx(8))});
@@ -794,21 +820,25 @@ private:
       mlir::memref::StoreOp::create(b, byte, s, mlir::ValueRange{row, scaleBlock});
       return;
     }
-    // AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex), then back to the
-    // 2-D shape of the argument.
+    // AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex): the row's part
+    // (prepareShuffledScales) plus the block's, into the flat array.
+    Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
+    index = add(index, mulBy(remBy(scaleBlock, 4), 64));
+    index = add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));
+    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{index});
+  }
+
+  /// a4w4_shuffle: the scale argument as one flat array, and this lane's
+  /// row's part of every shuffled index, computed once. The index is flat
+  /// by nature; splitting it into the argument's (row, column) only for the
+  /// memref lowering to multiply them back took a 64-bit division and
+  /// remainder by the padded column count per store (six stores at RS=64).
+  void prepareShuffledScales() {
+    llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
+    flatScales = mlir::memref::CollapseShapeOp::create(b, s, bothDims);
     const int64_t paddedCols = types.s.getDimSize(1);
-    Value r32 = arith::DivUIOp::create(b, row, idx(32));
-    Value index = mul(mul(r32, idx(paddedCols)), idx(32));
-    index = add(index, mul(arith::DivUIOp::create(b, scaleBlock, idx(8)), idx(256)));
-    index = add(index, mul(arith::RemUIOp::create(b, scaleBlock, idx(4)), idx(64)));
-    index = add(index, mul(arith::RemUIOp::create(b, row, idx(16)), idx(4)));
-    index = add(index, mul(arith::DivUIOp::create(b, arith::RemUIOp::create(b, scaleBlock, idx(8)),
-                                                  idx(4)),
-                           idx(2)));
-    index = add(index, arith::DivUIOp::create(b, arith::RemUIOp::create(b, row, idx(32)), idx(16)));
-    Value flatRow = arith::DivUIOp::create(b, index, idx(paddedCols));
-    Value flatCol = arith::RemUIOp::create(b, index, idx(paddedCols));
-    mlir::memref::StoreOp::create(b, byte, s, mlir::ValueRange{flatRow, flatCol});
+    shuffledRowOffset = add(add(mulBy(divBy(row, 32), paddedCols * 32), mulBy(remBy(row, 16), 4)),
+                            divBy(remBy(row, 32), 16));
   }
 
   mlir::ImplicitLocOpBuilder &b;
@@ -817,6 +847,7 @@ private:
   const KernelArgTypes &types;
   Value x, r, q, s, m, lds;
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
+  Value flatScales, shuffledRowOffset; // a4w4_shuffle only
 };
 
 } // namespace
@@ -857,10 +888,13 @@ Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
   // negotiable: it only promises a 1024-lane workgroup 4 waves per SIMD and
   // spends registers on latency instead (94 VGPRs for the sliced learned
   // kernel, 66 for some Hadamard specs). With it, the register allocator
-  // has 64 VGPRs; the spec matrix test checks that nothing spills. The
-  // other kernels stay below 64 on their own.
+  // has 64 VGPRs; the spec matrix test checks that nothing spills. So do
+  // the per-block kernels that stage R through each wave's LDS (62-66
+  // VGPRs unasked, RS=64 with a4w4 scales the most). The other kernels stay
+  // below 64 on their own.
   const bool tightRegisterBudget =
-      spec.RS >= 256 && (spec.rot == RotationKind::Hadamard || spec.rot == RotationKind::Learned);
+      (spec.RS >= 256 && (spec.rot == RotationKind::Hadamard || spec.rot == RotationKind::Learned)) ||
+      tiling.transposesInWaveLds;
   if (tightRegisterBudget)
     func->setAttr("rocdl.waves_per_eu", b.getI32IntegerAttr(8));
   b.setInsertionPointToStart(&func.getBody().front());

@@ -13,7 +13,7 @@
 
 namespace mxf {
 
-constexpr int kTemplateRevision = 3;
+constexpr int kTemplateRevision = 4;
 
 } // namespace mxf
 

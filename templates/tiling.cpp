@@ -70,8 +70,11 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   // is not shared, so each wave puts only the 32x32 piece (input chunk x
   // output block) it multiplies next through its own LDS (2 KiB; 8 KiB per
   // workgroup). That turns 16 two-byte gathers per MFMA pair into two
-  // 16-byte loads. Small blocks gather directly, fully unrolled.
-  if (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 128) {
+  // 16-byte loads. From RS=64 on, where a block has an even number of
+  // 32-channel chunks (the chunk loop takes two per iteration); RS=64 used
+  // to gather (64 two-byte loads per lane, and a kernel that took ~40 ms to
+  // compile). RS=32, one chunk, gathers its 16 directly.
+  if (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 64) {
     tiling.transposesInWaveLds = true;
     tiling.ldsBytes = tiling.wavesPerWorkgroup * 32 * 32 * 2;
   }

@@ -29,7 +29,7 @@ struct KernelTiling {
   /// columns (one 32-channel output block) at a time, in two LDS buffers
   /// that alternate between output blocks.
   int rotationSliceColumns = 0;
-  /// learned_per_block at RS >= 128: each wave copies the 32x32 piece of its
+  /// learned_per_block at RS >= 64: each wave copies the 32x32 piece of its
   /// block's R that the next MFMA pair needs into its own 2 KiB of LDS and
   /// reads it back transposed (no sharing, no barriers).
   bool transposesInWaveLds = false;

@@ -107,10 +107,10 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_TRUE(has("v_permlane32_swap_b32")) << "cross-lane block maximum";
   EXPECT_EQ(has("v_mfma_f32_16x16x32_bf16"), spec.RS > 0);
   // R read transposed from LDS: a learned R staged by the workgroup, or a
-  // per-block R's pieces in each wave's own LDS (RS >= 128).
+  // per-block R's pieces in each wave's own LDS (RS >= 64).
   EXPECT_EQ(has("ds_read_b64_tr_b16"),
             spec.rot == RotationKind::Learned ||
-                (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 128));
+                (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 64));
   EXPECT_TRUE(has("global_load_dwordx")) << "vector loads of x";
   EXPECT_TRUE(has("s_endpgm"));
   EXPECT_FALSE(has("scratch_"));

@@ -66,14 +66,14 @@ TEST(Tiling, LearnedRotationIsStagedInLds) {
 }
 
 TEST(Tiling, PerBlockRotationGoesThroughEachWavesLds) {
-  // One 32x32 bf16 piece per wave from RS=128 on; smaller blocks gather.
+  // One 32x32 bf16 piece per wave from RS=64 on; RS=32 gathers.
   for (int rs : {32, 64, 128, 256}) {
     SCOPED_TRACE(rs);
     KernelTiling t = chooseRotateQuantTiling(
         spec(("rotate_quant:K=4096,rot=learned_per_block,RS=" + std::to_string(rs)).c_str()));
     EXPECT_FALSE(t.stagesRotationInLds);
-    EXPECT_EQ(t.transposesInWaveLds, rs >= 128);
-    EXPECT_EQ(t.ldsBytes, rs >= 128 ? t.wavesPerWorkgroup * 2048 : 0);
+    EXPECT_EQ(t.transposesInWaveLds, rs >= 64);
+    EXPECT_EQ(t.ldsBytes, rs >= 64 ? t.wavesPerWorkgroup * 2048 : 0);
     EXPECT_EQ(t.workgroupSize(), 256);
   }
 }
