@@ -804,13 +804,20 @@ private:
       vector::StoreOp::create(b, slice(bytes, 0, 2), q, mlir::ValueRange{row, codeBase});
       vector::StoreOp::create(b, slice(bytes, 2, 2), q,
                               mlir::ValueRange{row, add(codeBase, idx(8))});
-      ifThen(isGroupZero, [&] {
-        storeScale(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
-      });
+      if (!rowInPadding)
+        ifThen(isGroupZero, [&] {
+          storeScale(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
+        });
     });
     if (rowInPadding) {
-      ifThen(arith::AndIOp::create(b, rowInPadding, isGroupZero), [&] {
-        storeScale(scaleBlock, arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte));
+      // One store for the row's scale byte or the padding byte: the same
+      // shuffled index either way, computed and branched on once.
+      Value scaleRow = arith::OrIOp::create(b, rowValid, rowInPadding);
+      ifThen(arith::AndIOp::create(b, scaleRow, isGroupZero), [&] {
+        Value byte = arith::SelectOp::create(
+            b, rowValid, arith::TruncIOp::create(b, b.getI8Type(), scaleByte),
+            arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte));
+        storeScale(scaleBlock, byte);
       });
     }
   }

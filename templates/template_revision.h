@@ -13,7 +13,7 @@
 
 namespace mxf {
 
-constexpr int kTemplateRevision = 4;
+constexpr int kTemplateRevision = 5;
 
 } // namespace mxf
 
