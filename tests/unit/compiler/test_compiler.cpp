@@ -238,6 +238,22 @@ TEST(Compiler, LlvmErrorsAreReportedNotFatal) {
                   "'big_lds'");
 }
 
+// A code generation that fails half way (LLVM reports the LDS overflow
+// while the kept pipeline runs, compiler/gfx950_target.h) must not leave
+// anything behind for the next compile on the same pooled target.
+TEST(Compiler, CodeGenerationFailureLeavesTheNextCompileIntact) {
+  CompileOptions fresh;
+  fresh.freshCodeGenPipeline = true;
+  Result<CodeObject> reference = compileText(test::kQuantMfma, fresh);
+  ASSERT_TRUE(reference.ok()) << reference.error();
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_FALSE(compileText(test::kBigLds, {}, "big_lds.mlir").ok());
+    Result<CodeObject> after = compileText(test::kQuantMfma);
+    ASSERT_TRUE(after.ok()) << after.error();
+    EXPECT_TRUE(after.value().hsaco == reference.value().hsaco) << "round " << round;
+  }
+}
+
 TEST(Compiler, ModuleShapeErrors) {
   Result<CodeObject> two = compileText(test::kTwoKernels, {}, "two.mlir");
   ASSERT_FALSE(two.ok());
