@@ -39,6 +39,19 @@ buildPipeline(llvm::TargetMachine &machine, llvm::raw_pwrite_stream &out,
   return pipeline;
 }
 
+/// Builds a pipeline for this one module, runs it and throws it away.
+Status runFreshPipeline(llvm::TargetMachine &machine, llvm::Module &module,
+                        llvm::SmallVectorImpl<char> &out, llvm::CodeGenFileType type) {
+  out.clear();
+  llvm::raw_svector_ostream stream(out);
+  Result<std::unique_ptr<llvm::legacy::PassManager>> pipeline =
+      buildPipeline(machine, stream, type);
+  if (!pipeline.ok())
+    return pipeline.status();
+  pipeline.value()->run(module);
+  return Status::success();
+}
+
 } // namespace
 
 void initializeAmdgpuTarget() {
@@ -78,16 +91,9 @@ Result<std::unique_ptr<Gfx950Target>> Gfx950Target::create() {
 
 Status Gfx950Target::emitObject(llvm::Module &module, bool freshPipeline,
                                 llvm::SmallVectorImpl<char> &object) {
+  if (freshPipeline)
+    return runFreshPipeline(*machine_, module, object, llvm::CodeGenFileType::ObjectFile);
   object.clear();
-  if (freshPipeline) {
-    llvm::raw_svector_ostream out(object);
-    Result<std::unique_ptr<llvm::legacy::PassManager>> pipeline =
-        buildPipeline(*machine_, out, llvm::CodeGenFileType::ObjectFile);
-    if (!pipeline.ok())
-      return pipeline.status();
-    pipeline.value()->run(module);
-    return Status::success();
-  }
   if (!objectPipeline_) {
     objectStream_ = std::make_unique<llvm::raw_svector_ostream>(objectBuffer_);
     Result<std::unique_ptr<llvm::legacy::PassManager>> pipeline =
@@ -105,14 +111,7 @@ Status Gfx950Target::emitObject(llvm::Module &module, bool freshPipeline,
 }
 
 Status Gfx950Target::emitAssembly(llvm::Module &module, llvm::SmallVectorImpl<char> &assembly) {
-  assembly.clear();
-  llvm::raw_svector_ostream out(assembly);
-  Result<std::unique_ptr<llvm::legacy::PassManager>> pipeline =
-      buildPipeline(*machine_, out, llvm::CodeGenFileType::AssemblyFile);
-  if (!pipeline.ok())
-    return pipeline.status();
-  pipeline.value()->run(module);
-  return Status::success();
+  return runFreshPipeline(*machine_, module, assembly, llvm::CodeGenFileType::AssemblyFile);
 }
 
 void Gfx950Target::forgetPipeline() {
