@@ -25,6 +25,11 @@
 
 #include <fmt/core.h>
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <map>
 #include <chrono>
@@ -143,10 +148,34 @@ bool printMatrixSummary(const char *self) {
   return true;
 }
 
+/// MXFORGE_BENCH_LLVM_OPTIONS (e.g. "-amdgpu-sdwa-peephole=false"): LLVM
+/// command-line options for this process and its cold children, to measure
+/// what an LLVM option would save. The library never sets such options
+/// itself: they are process-wide and change the code (docs/compiler.md).
+const char *applyLlvmOptions(const char *self) {
+  const char *options = std::getenv("MXFORGE_BENCH_LLVM_OPTIONS");
+  if (!options || !*options)
+    return nullptr;
+  llvm::SmallVector<llvm::StringRef> words;
+  llvm::StringRef(options).split(words, ' ', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> storage{self};
+  for (llvm::StringRef word : words)
+    storage.push_back(word.str());
+  std::vector<const char *> args;
+  for (const std::string &arg : storage)
+    args.push_back(arg.c_str());
+  if (!llvm::cl::ParseCommandLineOptions(int(args.size()), args.data(), "", &llvm::errs())) {
+    fmt::print(stderr, "error: MXFORGE_BENCH_LLVM_OPTIONS: LLVM rejected '{}'\n", options);
+    std::exit(2);
+  }
+  return options;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   mxf::installDefaultSpecFrontend();
+  const char *llvmOptions = applyLlvmOptions(argv[0]);
   // Child mode: one cold compile, print its time.
   if (argc == 3 && std::string(argv[1]) == "--child") {
     mxf::Result<mxf::KernelSpec> spec = mxf::parseSpec(argv[2]);
@@ -158,6 +187,8 @@ int main(int argc, char **argv) {
   }
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
   fmt::print("compile time per kernel, single thread, median of {} runs (ms)\n", repeats);
+  if (llvmOptions)
+    fmt::print("with LLVM options (MXFORGE_BENCH_LLVM_OPTIONS): {}\n", llvmOptions);
   fmt::print("{:<78} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n", "spec", "cold", "again",
              "warm", "mxf", "+gpu", "+rocdl", "+llvm", "+hsaco");
   for (size_t row = 0; row < std::size(kSpecs); ++row) {
