@@ -25,10 +25,7 @@
 
 #include <fmt/core.h>
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <map>
@@ -152,22 +149,14 @@ bool printMatrixSummary(const char *self) {
 /// command-line options for this process and its cold children, to measure
 /// what an LLVM option would save. The library never sets such options
 /// itself: they are process-wide and change the code (docs/compiler.md).
+/// An option LLVM does not know ends the program with LLVM's message.
 const char *applyLlvmOptions(const char *self) {
-  const char *options = std::getenv("MXFORGE_BENCH_LLVM_OPTIONS");
+  constexpr const char *kVariable = "MXFORGE_BENCH_LLVM_OPTIONS";
+  const char *options = std::getenv(kVariable);
   if (!options || !*options)
     return nullptr;
-  llvm::SmallVector<llvm::StringRef> words;
-  llvm::StringRef(options).split(words, ' ', -1, /*KeepEmpty=*/false);
-  std::vector<std::string> storage{self};
-  for (llvm::StringRef word : words)
-    storage.push_back(word.str());
-  std::vector<const char *> args;
-  for (const std::string &arg : storage)
-    args.push_back(arg.c_str());
-  if (!llvm::cl::ParseCommandLineOptions(int(args.size()), args.data(), "", &llvm::errs())) {
-    fmt::print(stderr, "error: MXFORGE_BENCH_LLVM_OPTIONS: LLVM rejected '{}'\n", options);
-    std::exit(2);
-  }
+  const char *argv[] = {self};
+  llvm::cl::ParseCommandLineOptions(1, argv, "", nullptr, nullptr, kVariable);
   return options;
 }
 
