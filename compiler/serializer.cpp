@@ -48,7 +48,6 @@ LLD_HAS_DRIVER(elf)
 namespace mxf::compiler {
 namespace {
 
-
 /// Records LLVM's errors instead of letting LLVMContext::diagnose exit the
 /// process (what it does for an error when no handler claims it).
 class RecordingDiagnosticHandler : public llvm::DiagnosticHandler {
