@@ -19,7 +19,6 @@
 
 #include "bench/bench_support.h"
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
 #include "spec/kernel_spec.h"
 #include "tests/support/spec_matrix.h"
 
@@ -163,7 +162,6 @@ const char *applyLlvmOptions(const char *self) {
 } // namespace
 
 int main(int argc, char **argv) {
-  mxf::installDefaultSpecFrontend();
   const char *llvmOptions = applyLlvmOptions(argv[0]);
   // Child mode: one cold compile, print its time.
   if (argc == 3 && std::string(argv[1]) == "--child") {

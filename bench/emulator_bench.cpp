@@ -10,7 +10,6 @@
 
 #include "bench/bench_support.h"
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"
@@ -38,7 +37,6 @@ using mxf::bench::median;
 
 int main(int argc, char **argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
-  mxf::installDefaultSpecFrontend();
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   fmt::print("gfx950 emulator throughput, median of {} launches (Mwi/s = million "
              "wave-instructions per second)\n",
@@ -59,7 +57,7 @@ int main(int argc, char **argv) {
     std::normal_distribution<float> normal;
     mxf::runtime::HostArrays inputs;
     for (const char *name : {"x", "r"}) {
-      mxf::Result<uint64_t> bytes = mxf::runtime::operandBytes(spec.value(), name);
+      mxf::Result<uint64_t> bytes = mxf::runtime::operandBytes(spec.value(), spec.value().M, name);
       if (!bytes.ok())
         continue;
       std::vector<uint8_t> data(bytes.value());
@@ -86,7 +84,8 @@ int main(int argc, char **argv) {
       for (int r = 0; r < repeats; ++r) {
         auto start = std::chrono::steady_clock::now();
         auto launched = mxf::runtime::launchSpec(*device.value(), code.value().hsaco,
-                                                 code.value().kernel, spec.value(),
+                                                 code.value().kernel, code.value().launch,
+                                                 spec.value(),
                                                  spec.value().M, inputs);
         runs.push_back(std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - start)

@@ -134,13 +134,14 @@ int main(int argc, char **argv) {
   std::vector<mxf::BundleInput> inputs;
   {
     mxf::KernelTable table(options);
-    for (mxf::Result<mxf::KernelHandle> &kernel : table.compileAll(specs, 2)) {
-      if (!kernel.ok()) {
-        std::fprintf(stderr, "error: %s\n", kernel.error().c_str());
+    std::vector<mxf::Result<mxf::KernelHandle>> kernels = table.compileAll(specs, 2);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      if (!kernels[i].ok()) {
+        std::fprintf(stderr, "error: %s\n", kernels[i].error().c_str());
         return 1;
       }
-      const mxf::CodeObject &object = kernel.value()->object;
-      inputs.push_back({object.spec, object.kernel, object.hsaco});
+      const mxf::CodeObject &object = kernels[i].value()->object;
+      inputs.push_back({mxf::printSpec(specs[i]), object.kernel, object.launch, object.hsaco});
     }
   }
 

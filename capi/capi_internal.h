@@ -12,7 +12,7 @@
 #include "include/mxforge/mxforge.h"
 
 #include "compiler/jit/kernel_table.h"
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "runtime/device.h"
 
 #include <map>

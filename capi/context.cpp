@@ -242,7 +242,8 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
     entry->operands = mxf::kernelOperands(handle.value()->spec);
     for (const mxf::KernelOperand &operand : entry->operands)
       entry->operandBytes.push_back(
-          mxf::runtime::operandBytes(handle.value()->spec, operand.name).value());
+          mxf::runtime::operandBytes(handle.value()->spec, handle.value()->spec.M, operand.name)
+              .value());
     entry->name = object.kernel.name;
     entry->origin = mxf::kernelOriginName(handle.value()->origin);
     *kernel = entry.get();
@@ -308,6 +309,12 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
                   "mxf_launch: " + kernel->handle->object.spec + " takes " +
                       std::to_string(kernel->operands.size()) + " operands, " +
                       std::to_string(operandCount) + " were given");
+    const mxf::KernelSpec &spec = kernel->handle->spec;
+    if (m < 1 || m > spec.M)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_launch: M=" + std::to_string(m) + " is outside 1.." +
+                      std::to_string(spec.M) + " (the bucket of " + kernel->handle->object.spec +
+                      ")");
     std::vector<mxf::runtime::KernelArg> args;
     for (size_t i = 0; i < operandCount; ++i) {
       if (!operands[i])
@@ -316,23 +323,22 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
       const uint64_t address = reinterpret_cast<uint64_t>(operands[i]);
       // Memory of mxf_malloc is checked against the operand's size; other
       // pointers (the engine's own allocations) are the caller's to size.
+      // m rows (not the bucket) is what the kernel touches.
+      const uint64_t needed =
+          mxf::runtime::operandBytes(spec, m, kernel->operands[i].name).value();
       if (std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
-          room && *room < kernel->operandBytes[i])
+          room && *room < needed)
         return fail(MXF_ERROR_INVALID_ARGUMENT,
                     std::string("mxf_launch: operand ") + kernel->operands[i].name + " has " +
                         std::to_string(*room) + " bytes of its buffer from the pointer on, " +
-                        "the kernel needs " + std::to_string(kernel->operandBytes[i]) + " (" +
-                        kernel->operands[i].derivation + ")");
+                        "the kernel needs " + std::to_string(needed) + " for m=" +
+                        std::to_string(m) + " rows (" +
+                        mxf::kernelOperands(spec, m)[i].derivation + ")");
       args.push_back(mxf::runtime::KernelArg::pointer(address));
     }
-    const mxf::KernelSpec &spec = kernel->handle->spec;
-    if (m < 1 || m > spec.M)
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_launch: M=" + std::to_string(m) + " is outside 1.." +
-                      std::to_string(spec.M) + " (the bucket of " + kernel->handle->object.spec +
-                      ")");
-    mxf::Status launched = mxf::runtime::launchSpecKernel(*context->device, kernel->deviceKernel,
-                                                          spec, m, args, stream);
+    mxf::Status launched = mxf::runtime::launchSpecKernel(
+        *context->device, kernel->deviceKernel, spec, kernel->handle->object.launch, m, args, {},
+        stream);
     if (!launched.ok())
       return fail(MXF_ERROR_DEVICE, "mxf_launch: " + launched.message());
     return MXF_SUCCESS;

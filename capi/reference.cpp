@@ -4,7 +4,7 @@
 
 #include "numerics/reference.h"
 #include "spec/reference_problem.h"
-#include "templates/tiling.h"
+#include "templates/registry.h"
 
 #include <cstring>
 
@@ -31,7 +31,7 @@ mxf_status mxf_reference(const char *spec, int m, const void *x, const void *r, 
     if (kernelSpec.op != mxf::KernelOp::RotateQuant)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   "mxf_reference: only rotate_quant specs have a C API reference");
-    if (mxf::Status supported = mxf::checkRotateQuantSupported(kernelSpec); !supported.ok())
+    if (mxf::Status supported = mxf::checkCompilable(kernelSpec); !supported.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_reference: " + supported.message());
     if (m < 1 || m > kernelSpec.M)
       return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_reference: M=" + std::to_string(m) +

@@ -16,7 +16,7 @@
 
 #include "codeobj/kernel_descriptor.h"
 #include "numerics/status.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

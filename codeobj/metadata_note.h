@@ -2,7 +2,7 @@
 //
 // The note's payload is a msgpack map (AMDGPUUsage "Code Object V3+
 // Metadata"): `amdhsa.target` and one map per kernel in `amdhsa.kernels`.
-// This turns it into KernelInfo (runtime/kernel_info.h), checking every key
+// This turns it into KernelInfo (abi/kernel_info.h), checking every key
 // the runtime relies on: a damaged note is an error that names the kernel and
 // the key, never a default value.
 //
@@ -11,7 +11,7 @@
 #define MXFORGE_CODEOBJ_METADATA_NOTE_H
 
 #include "numerics/status.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -1,8 +1,9 @@
 //===- compiler.cpp - Spec or MLIR module -> gfx950 code object -----------===//
 //
 // Drives one compile through its stages (compiler.h), turns every failure
-// into one message that names the stage and what was being compiled, and
-// holds the spec frontend.
+// into one message that names the stage and what was being compiled. Specs
+// become IR through the mxf dialect and are lowered by their template
+// family (templates/registry.h), which the compiler links directly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,10 @@
 #include "compiler/object_pool.h"
 #include "compiler/pipeline.h"
 #include "compiler/serializer.h"
+#include "dialects/mxf/mxf_api.h"
 #include "spec/kernel_spec.h"
+#include "templates/lower_mxf_to_gpu.h"
+#include "templates/registry.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -22,6 +26,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,35 +44,23 @@ constexpr CompileStage kAllStages[] = {CompileStage::Mxf,  CompileStage::Gpu,
                                        CompileStage::Asm,  CompileStage::Hsaco};
 
 //===----------------------------------------------------------------------===//
-// The spec frontend
+// Contexts
 //===----------------------------------------------------------------------===//
 
-std::mutex &frontendMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::shared_ptr<const SpecFrontend> &frontendSlot() {
-  static std::shared_ptr<const SpecFrontend> slot;
-  return slot;
-}
-
-void registerDialectsFor(mlir::DialectRegistry &registry, const SpecFrontend *frontend) {
+void registerDialectsFor(mlir::DialectRegistry &registry) {
   compiler::registerPipelineDialects(registry);
-  if (frontend && frontend->registerDialects)
-    frontend->registerDialects(registry);
+  registerMxfDialect(registry);
 }
 
-std::unique_ptr<mlir::MLIRContext> createContextFor(const SpecFrontend *frontend) {
+std::unique_ptr<mlir::MLIRContext> createContext() {
   mlir::DialectRegistry registry;
-  registerDialectsFor(registry, frontend);
+  registerDialectsFor(registry);
   return std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
 }
 
 /// An MLIRContext in the pool, with what it was made for.
 struct PooledContext {
   std::unique_ptr<mlir::MLIRContext> context;
-  // Kept alive with the context: its dialects came from this frontend.
-  std::shared_ptr<const SpecFrontend> frontend;
   unsigned compiles = 0;
 };
 
@@ -89,19 +83,15 @@ compiler::ObjectPool<PooledContext> &contextPool() {
 /// "Compile time"). The uniqued attributes do accumulate, but slowly: one
 /// context through all 322 specs of the matrix held under 1 MB more than
 /// fresh contexts did. Replacing a context after kContextCompiles compiles
-/// bounds that for frontends that make bigger constants. A context made for
-/// another frontend than the current one is not reused.
+/// bounds that for templates that make bigger constants.
 class ContextLease {
 public:
-  explicit ContextLease(const std::shared_ptr<const SpecFrontend> &frontend) {
-    contextPool().discard(
-        [&](const PooledContext &pooled) { return pooled.frontend != frontend; });
+  ContextLease() {
     pooled_ = contextPool().take([](const PooledContext &) { return true; });
     if (!pooled_ || pooled_->compiles >= kContextCompiles) {
       pooled_.reset(); // before the new one: peak memory stays one context
       pooled_ = std::make_unique<PooledContext>();
-      pooled_->context = createContextFor(frontend.get());
-      pooled_->frontend = frontend;
+      pooled_->context = createContext();
     }
     ++pooled_->compiles;
   }
@@ -233,11 +223,10 @@ bool holdsDialect(mlir::ModuleOp module, llvm::StringRef dialectNamespace) {
   return found;
 }
 
-compiler::Lowering frontendLowering(const SpecFrontend &frontend) {
+/// mxf -> gpu: each mxf op's template family builds its gpu.func.
+compiler::Lowering templateLowering() {
   compiler::Lowering lowering;
-  lowering.addPasses = frontend.addLoweringPasses;
-  if (!lowering.addPasses)
-    lowering.pipeline = frontend.loweringPipeline;
+  lowering.addPasses = [](mlir::OpPassManager &pm) { pm.addPass(createMxfLowerToGpuPass()); };
   return lowering;
 }
 
@@ -385,31 +374,9 @@ std::string compileStageList() {
   return list;
 }
 
-void setSpecFrontend(SpecFrontend frontend) {
-  auto shared = std::make_shared<const SpecFrontend>(std::move(frontend));
-  std::lock_guard<std::mutex> lock(frontendMutex());
-  frontendSlot() = std::move(shared);
-}
+void registerCompilerDialects(mlir::DialectRegistry &registry) { registerDialectsFor(registry); }
 
-void clearSpecFrontend() {
-  std::lock_guard<std::mutex> lock(frontendMutex());
-  frontendSlot().reset();
-}
-
-std::shared_ptr<const SpecFrontend> currentSpecFrontend() {
-  std::lock_guard<std::mutex> lock(frontendMutex());
-  return frontendSlot();
-}
-
-void registerCompilerDialects(mlir::DialectRegistry &registry) {
-  std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
-  registerDialectsFor(registry, frontend.get());
-}
-
-std::unique_ptr<mlir::MLIRContext> createCompilerContext() {
-  std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
-  return createContextFor(frontend.get());
-}
+std::unique_ptr<mlir::MLIRContext> createCompilerContext() { return createContext(); }
 
 Result<mlir::OwningOpRef<mlir::ModuleOp>> parseMlirModule(std::string_view text,
                                                           const std::string &bufferName,
@@ -428,19 +395,18 @@ Result<mlir::OwningOpRef<mlir::ModuleOp>> parseMlirModule(std::string_view text,
 
 Result<CodeObject> compileModule(mlir::ModuleOp module, const CompileOptions &options,
                                  const std::string &specText) {
-  std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
   mlir::MLIRContext *context = module->getContext();
   // The caller's context may lack the interfaces and translations the
   // pipeline relies on; adding what is already there is a no-op.
   mlir::DialectRegistry registry;
-  registerDialectsFor(registry, frontend.get());
+  registerDialectsFor(registry);
   context->appendDialectRegistry(registry);
   DiagnosticCollector diagnostics(context, options.diagnosticStream);
   compiler::Lowering lowering;
   if (!options.loweringPipeline.empty())
     lowering.pipeline = options.loweringPipeline;
-  else if (frontend && holdsDialect(module, frontend->dialectNamespace))
-    lowering = frontendLowering(*frontend);
+  else if (holdsDialect(module, "mxf"))
+    lowering = templateLowering();
   return runStages(module, options, specText, lowering, diagnostics);
 }
 
@@ -450,9 +416,8 @@ Result<CodeObject> compileMlirText(std::string_view text, const std::string &buf
   CompileStage stop;
   if (Status valid = validateOptions(options, stop); !valid.ok())
     return Result<CodeObject>::failure(valid.message());
-  std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
   // Declared before the module: the module must go before its context does.
-  ContextLease context(frontend);
+  ContextLease context;
   Result<mlir::OwningOpRef<mlir::ModuleOp>> parsed = [&] {
     DiagnosticCollector diagnostics(&context.get(), options.diagnosticStream);
     Result<mlir::OwningOpRef<mlir::ModuleOp>> module = parseWith(text, bufferName, context.get());
@@ -474,26 +439,39 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
     return Result<CodeObject>::failure(valid.message());
   if (Status valid = validateSpec(spec); !valid.ok())
     return Result<CodeObject>::failure("invalid spec: " + valid.message());
-  const std::string specText = printSpec(spec);
-  std::shared_ptr<const SpecFrontend> frontend = currentSpecFrontend();
-  if (!frontend || !frontend->buildModule ||
-      (frontend->hasTemplate && !frontend->hasTemplate(spec.op)))
-    return stageFailure(CompileStage::Mxf, specText,
+  const TemplateFamily *family = findTemplateFamily(spec.op);
+  if (!family)
+    return stageFailure(CompileStage::Mxf, printSpec(spec),
                         std::string("no kernel template is registered for ") +
                             kernelOpName(spec.op),
                         nullptr);
+  if (Status supported = family->checkSupported(spec); !supported.ok())
+    return stageFailure(CompileStage::Mxf, printSpec(spec), supported.message(), nullptr);
+  // What the code depends on: specs of one tiling class compile to the
+  // same code object, named and cached by this spec.
+  const KernelSpec codeSpec = family->codeSpec(spec);
+  const std::string specText = printSpec(codeSpec);
   // Declared before the module: the module must go before its context does.
-  ContextLease context(frontend);
+  ContextLease context;
   DiagnosticCollector diagnostics(&context.get(), options.diagnosticStream);
-  Result<mlir::OwningOpRef<mlir::ModuleOp>> built = frontend->buildModule(spec, context.get());
-  if (!built.ok())
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (Status built = tryBuildMxfModule(codeSpec, context.get(), module); !built.ok())
     return stageFailure(CompileStage::Mxf, specText,
-                        "building the mxf module failed: " + built.error(), &diagnostics);
-  if (!built.value())
-    return stageFailure(CompileStage::Mxf, specText, "the frontend built no module",
-                        &diagnostics);
-  return runStages(built.value().get(), options, specText, frontendLowering(*frontend),
-                   diagnostics);
+                        "building the mxf module failed: " + built.message(), &diagnostics);
+  Result<CodeObject> compiled =
+      runStages(module.get(), options, specText, templateLowering(), diagnostics);
+  if (!compiled.ok() || stop != CompileStage::Hsaco)
+    return compiled;
+  CodeObject &code = compiled.value();
+  code.launch = family->launchRecord(codeSpec);
+  // The record and the code come from one template; if they ever disagree,
+  // nothing may launch it.
+  if (Status agrees = code.launch.checkAgainst(code.kernel); !agrees.ok())
+    return stageFailure(CompileStage::Hsaco, specText,
+                        "internal error: the launch record disagrees with the code object: " +
+                            agrees.message(),
+                        nullptr);
+  return compiled;
 }
 
 } // namespace mxf

@@ -17,7 +17,7 @@
 #define MXFORGE_EMULATOR_EMULATOR_H
 
 #include "numerics/status.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <array>
 #include <cstddef>

@@ -97,8 +97,13 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
 
   // The kernarg segment, dispatch packet and queue stub live in memory the
   // launch owns, at fixed device addresses after options.kernargAddress.
+  // Zero-padded to a multiple of 16 bytes, as the HSA runtimes allocate
+  // kernarg segments (16-byte aligned, in 16-byte granules): LLVM merges the
+  // last arguments' scalar loads into one s_load_dwordx4 that may read up to
+  // that boundary (a 36-byte segment is read to byte 40), which is legal on
+  // the hardware and must not be a fault here.
   std::vector<uint8_t> kernargCopy(kernargs);
-  kernargCopy.resize(std::max<size_t>(kernargCopy.size(), 4), 0);
+  kernargCopy.resize(std::max<size_t>((kernargCopy.size() + 15) / 16 * 16, 16), 0);
   const uint64_t packetAddress = (options.kernargAddress + kernargCopy.size() + 63) & ~63ull;
   const uint64_t queueAddress = packetAddress + kDispatchPacketSize;
   std::vector<uint8_t> packet = dispatchPacket(*program, grid, workgroup, uint32_t(lds),

@@ -10,7 +10,7 @@
 
 #include "codeobj/kernel_descriptor.h"
 #include "emulator/instruction.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <string>
 #include <vector>

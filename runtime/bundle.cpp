@@ -14,12 +14,13 @@
 #include "runtime/bundle.h"
 
 #include "runtime/bundle_format.h"
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"
 #include "support/file_io.h"
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace mxf {
 namespace {
@@ -81,6 +82,11 @@ Status checkFile(const std::vector<uint8_t> &bytes) {
                            std::to_string(kBundleHeaderSize) + "-byte bundle header)");
   const uint8_t *data = bytes.data();
   uint32_t format = readU32(data + kFormatVersionOffset);
+  if (format < kBundleFormatVersion)
+    return Status::failure("written by an older mxforge (bundle format " +
+                           std::to_string(format) + "; this runtime reads format " +
+                           std::to_string(kBundleFormatVersion) +
+                           "): rebuild it with `mxforge bundle`");
   if (format != kBundleFormatVersion)
     return Status::failure("bundle format version " + std::to_string(format) +
                            ", this runtime reads " + std::to_string(kBundleFormatVersion));
@@ -161,11 +167,17 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
   ByteReader manifest(data, manifestOffset + manifestSize);
   manifest.skip("header", manifestOffset);
   uint64_t previousEnd = dataOffset;
+  struct StoredCopy {
+    uint64_t size;
+    Sha256Digest checksum;
+  };
+  std::map<uint64_t, StoredCopy> storedCopies; // by offset: verified once
   for (uint32_t i = 0; i < count; ++i) {
     const std::string entry = "manifest entry " + std::to_string(i);
     Kernel kernel;
     kernel.spec = manifest.string("spec", kMaxSpecLength);
     kernel.kernel = decodeKernelInfo(manifest);
+    kernel.launch = decodeLaunchRecord(manifest);
     const uint64_t offset = manifest.u64("code object offset");
     const uint64_t size = manifest.u64("code object size");
     manifest.raw("code object checksum", kernel.checksum.bytes.data(),
@@ -191,6 +203,8 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
                        printable(kernel.kernel.target) + ", the bundle for " +
                        printable(header.target));
 
+    if (Status agrees = kernel.launch.checkAgainst(kernel.kernel); !agrees.ok())
+      return corrupted(named + ": " + agrees.message());
     if (size == 0)
       return corrupted(named + ": the code object is empty");
     if (offset < dataOffset || offset > dataEnd || size > dataEnd - offset)
@@ -199,15 +213,25 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
     if (offset % kBundleDataAlignment)
       return corrupted(named + ": the code object starts at byte " + std::to_string(offset) +
                        ", not a multiple of " + std::to_string(kBundleDataAlignment));
-    if (offset < previousEnd)
+    // An entry either shares an earlier entry's code object exactly (specs
+    // of one tiling class) or has the next one, after every earlier one.
+    auto shared = storedCopies.find(offset);
+    const bool reuses = shared != storedCopies.end();
+    if (reuses && (shared->second.size != size || shared->second.checksum != kernel.checksum))
       return corrupted(named + ": the code object " + range(offset, size) +
-                       " overlaps the previous entry's, which ends at byte " +
+                       " starts where an earlier entry's starts but is not the same");
+    if (!reuses && offset < previousEnd)
+      return corrupted(named + ": the code object " + range(offset, size) +
+                       " overlaps an earlier entry's, which ends at byte " +
                        std::to_string(previousEnd));
-    previousEnd = offset + size;
     kernel.hsaco = data + offset;
     kernel.hsacoSize = size_t(size);
-    if (sha256(kernel.hsaco, kernel.hsacoSize) != kernel.checksum)
-      return corrupted(named + ": code object checksum mismatch");
+    if (!reuses) {
+      previousEnd = offset + size;
+      if (sha256(kernel.hsaco, kernel.hsacoSize) != kernel.checksum)
+        return corrupted(named + ": code object checksum mismatch");
+      storedCopies[offset] = {size, kernel.checksum};
+    }
     bundle.kernels_.push_back(std::move(kernel));
   }
   if (manifest.offset() != manifestOffset + manifestSize)

@@ -20,12 +20,13 @@
 #ifndef MXFORGE_RUNTIME_BUNDLE_H
 #define MXFORGE_RUNTIME_BUNDLE_H
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "numerics/status.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
+#include "abi/launch_record.h"
 #include "spec/kernel_spec.h"
 #include "support/sha256.h"
-#include "templates/template_revision.h"
+#include "abi/versions.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +37,10 @@
 namespace mxf {
 
 /// The version of the layout in docs/bundle.md; a loader reads only its own.
-constexpr uint32_t kBundleFormatVersion = 1;
+///   1: no launch records; one code object per entry.
+///   2: a launch record per entry; entries of one tiling class share a code
+///      object (stored once).
+constexpr uint32_t kBundleFormatVersion = 2;
 /// The only target this runtime loads.
 inline constexpr const char *kBundleTarget = "amdgcn-amd-amdhsa--gfx950";
 /// "MXFBUNDL": the first 8 bytes of every bundle.
@@ -72,6 +76,7 @@ public:
   struct Kernel {
     std::string spec;  // canonical text
     KernelInfo kernel; // decoded and validated (decodeKernelInfo)
+    LaunchRecord launch; // validated, and checked against `kernel`
     const uint8_t *hsaco = nullptr;
     size_t hsacoSize = 0;
     Sha256Digest checksum; // SHA-256 of the code object, verified at load

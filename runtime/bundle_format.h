@@ -30,10 +30,10 @@ static_assert(kDataSizeOffset + 8 == kBundleHeaderSize, "the fixed header is 64 
 
 /// The smallest manifest entry: an empty spec (u32 length), the smallest
 /// encoded KernelInfo (two empty strings, 12 u32 fields and an argument
-/// count),
+/// count), the launch record,
 /// the code object's offset and size (u64 each) and its SHA-256. The loader
 /// bounds the kernel count by it before reserving anything.
-constexpr size_t kMinManifestEntrySize = 4 + (4 + 4 + 13 * 4) + 8 + 8 + 32;
+constexpr size_t kMinManifestEntrySize = 4 + (4 + 4 + 13 * 4) + kLaunchRecordBytes + 8 + 8 + 32;
 
 constexpr uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;

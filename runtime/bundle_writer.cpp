@@ -3,13 +3,14 @@
 #include "runtime/bundle_writer.h"
 
 #include "runtime/bundle_format.h"
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "spec/kernel_spec.h"
 #include "support/byte_io.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace mxf {
@@ -55,6 +56,8 @@ Status checkInput(size_t index, const BundleInput &input, const std::string &tar
     return Status::failure(describeInput(index, input) + ": kernel '" + input.kernel.name +
                            "' is for target '" + input.kernel.target + "', the bundle's is '" +
                            target + "'");
+  if (Status agrees = input.launch.checkAgainst(input.kernel); !agrees.ok())
+    return Status::failure(describeInput(index, input) + ": " + agrees.message());
   // Round-trip the KernelInfo through the loader's decoder, so a value it
   // rejects (an argument outside the kernarg segment, ...) fails here.
   ByteWriter encoded;
@@ -105,23 +108,40 @@ Result<std::vector<uint8_t>> encodeBundle(const BundleHeaderInfo &header,
   strings.string(header.target);
   const uint64_t manifestOffset = kBundleHeaderSize + strings.size();
 
+  // Equal code objects (specs of one tiling class) are stored once, in the
+  // order of their first entry; `stored[i]` is entry i's copy.
   ByteWriter manifest;
   std::vector<size_t> offsetFields; // where each entry's data offset goes
-  for (size_t index : order) {
-    const BundleInput &input = kernels[index];
+  std::vector<size_t> stored(order.size());
+  std::vector<size_t> copies;       // entry (in file order) whose bytes each copy holds
+  std::map<std::string, size_t> copyOf; // SHA-256 hex -> copy
+  for (size_t i = 0; i < order.size(); ++i) {
+    const BundleInput &input = kernels[order[i]];
+    const Sha256Digest digest = sha256(input.hsaco.data(), input.hsaco.size());
+    auto [it, added] = copyOf.emplace(digest.hex(), copies.size());
+    if (added)
+      copies.push_back(i);
+    else if (kernels[order[copies[it->second]]].hsaco != input.hsaco)
+      return Result<std::vector<uint8_t>>::failure(describeInput(order[i], input) +
+                                                   ": a SHA-256 collision between code objects");
+    stored[i] = it->second;
     manifest.string(input.spec);
     encodeKernelInfo(manifest, input.kernel);
+    encodeLaunchRecord(manifest, input.launch);
     offsetFields.push_back(manifest.size());
     manifest.u64(0);
     manifest.u64(input.hsaco.size());
-    manifest.raw(sha256(input.hsaco.data(), input.hsaco.size()).bytes.data(), 32);
+    manifest.raw(digest.bytes.data(), 32);
   }
   const uint64_t dataOffset = alignUp(manifestOffset + manifest.size(), kBundleDataAlignment);
+  std::vector<uint64_t> copyOffsets;
   uint64_t cursor = dataOffset;
-  for (size_t i = 0; i < order.size(); ++i) {
-    manifest.patchU64(offsetFields[i], cursor);
-    cursor = alignUp(cursor + kernels[order[i]].hsaco.size(), kBundleDataAlignment);
+  for (size_t entry : copies) {
+    copyOffsets.push_back(cursor);
+    cursor = alignUp(cursor + kernels[order[entry]].hsaco.size(), kBundleDataAlignment);
   }
+  for (size_t i = 0; i < order.size(); ++i)
+    manifest.patchU64(offsetFields[i], copyOffsets[stored[i]]);
   const uint64_t dataSize = cursor - dataOffset;
   const uint64_t fileSize = cursor + kBundleTrailerSize;
 
@@ -139,8 +159,8 @@ Result<std::vector<uint8_t>> encodeBundle(const BundleHeaderInfo &header,
   out.raw(strings.bytes());
   out.raw(manifest.bytes());
   padTo(out, kBundleDataAlignment);
-  for (size_t index : order) {
-    out.raw(kernels[index].hsaco);
+  for (size_t entry : copies) {
+    out.raw(kernels[order[entry]].hsaco);
     padTo(out, kBundleDataAlignment);
   }
   Sha256Digest checksum = sha256(out.bytes().data(), out.size());

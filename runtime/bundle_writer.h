@@ -13,7 +13,7 @@
 
 #include "numerics/status.h"
 #include "runtime/bundle.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <cstdint>
 #include <string>
@@ -24,7 +24,8 @@ namespace mxf {
 struct BundleInput {
   std::string spec; // canonical text: printSpec(parseSpec(spec)) == spec
   KernelInfo kernel;
-  std::vector<uint8_t> hsaco;
+  LaunchRecord launch;
+  std::vector<uint8_t> hsaco; // entries with equal bytes share one stored copy
 };
 
 /// The bundle's bytes. Fails, naming the kernel, on a non-canonical or

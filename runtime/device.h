@@ -26,7 +26,7 @@
 #include "numerics/status.h"
 #include "runtime/device_types.h"
 #include "runtime/kernel_args.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <cstdint>
 #include <memory>

@@ -15,7 +15,7 @@
 
 #include "numerics/status.h"
 #include "runtime/device_types.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <cstddef>
 #include <cstdint>

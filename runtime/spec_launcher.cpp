@@ -1,88 +1,127 @@
-//===- spec_launcher.cpp - Run a spec's kernel on host arrays -------------===//
+//===- spec_launcher.cpp - Launch a compiled spec's kernel ----------------===//
 
 #include "runtime/spec_launcher.h"
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "runtime/kernel_args.h"
-#include "templates/tiling.h"
+
+#include <limits>
 
 namespace mxf::runtime {
 namespace {
 
-uint64_t elementBytes(OperandElement element) {
-  switch (element) {
-  case OperandElement::Bf16: return 2;
-  case OperandElement::I8: return 1;
-  case OperandElement::I32: return 4;
-  }
-  return 1;
+/// The stride of `operand` in `strides`, or its row length; an error names
+/// a stride below the row or beyond the kernel's i32 argument.
+Result<int64_t> strideOf(const KernelOperand &operand, const RowStrides &strides) {
+  auto it = strides.find(operand.name);
+  if (it == strides.end())
+    return operand.rowElements();
+  if (!operand.strided())
+    return Result<int64_t>::failure(std::string("'") + operand.name +
+                                    "' takes no row stride (its rows are dense)");
+  if (it->second < operand.rowElements() || it->second > std::numeric_limits<int32_t>::max())
+    return Result<int64_t>::failure(std::string("the row stride of '") + operand.name + "' is " +
+                                    std::to_string(it->second) + "; it must be at least " +
+                                    std::to_string(operand.rowElements()) +
+                                    " (the row) and fit in an i32");
+  return it->second;
 }
 
-uint64_t bytesOf(const KernelOperand &operand) {
-  uint64_t n = elementBytes(operand.element);
-  for (int64_t d : operand.shape)
-    n *= uint64_t(d);
-  return n;
-}
-
-} // namespace
-
-Result<uint64_t> operandBytes(const KernelSpec &spec, const std::string &name) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  for (const KernelOperand &operand : kernelOperands(spec))
-    if (name == operand.name)
-      return bytesOf(operand);
-  return Result<uint64_t>::failure("'" + name + "' is not an operand of " + printSpec(spec));
-}
-
-namespace {
-
-Status checkRows(const KernelSpec &spec, int m) {
-  if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
-    return supported;
-  if (m < 1 || m > spec.M)
-    return Status::failure("M=" + std::to_string(m) + " is outside 1.." + std::to_string(spec.M) +
-                           " (the bucket of " + printSpec(spec) + ")");
+Status checkStrideNames(const KernelSpec &spec, const RowStrides &strides) {
+  for (const auto &[name, stride] : strides)
+    if (Result<KernelOperand> operand = findKernelOperand(spec, spec.M, name); !operand.ok())
+      return operand.status();
   return Status::success();
 }
 
-LaunchConfig launchConfigFor(const KernelSpec &spec, int m) {
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
-  const std::array<uint32_t, 3> grid = tiling.gridFor(m);
-  LaunchConfig config;
-  config.grid = {grid[0], grid[1], grid[2]};
-  config.workgroup = {uint32_t(tiling.workgroupSize()), 1, 1};
-  return config;
+Status checkRows(const KernelSpec &spec, const LaunchRecord &record, int m) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  if (m < 1 || m > spec.M)
+    return Status::failure("m=" + std::to_string(m) + " is outside 1.." + std::to_string(spec.M) +
+                           " (the bucket of " + printSpec(spec) + ")");
+  if (Status valid = record.validate(); !valid.ok())
+    return valid;
+  return record.checkRows(m);
 }
 
 } // namespace
 
-Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec, int m,
-                        const std::vector<KernelArg> &operands, void *stream,
-                        LaunchReport *report) {
-  if (Status rows = checkRows(spec, m); !rows.ok())
+LaunchConfig launchConfigFor(const LaunchRecord &record, int m) {
+  const std::array<uint32_t, 3> grid = record.gridFor(uint32_t(m));
+  LaunchConfig config;
+  config.grid = {grid[0], grid[1], grid[2]};
+  config.workgroup = {record.workgroupSize, 1, 1};
+  return config;
+}
+
+Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
+                              const RowStrides &strides) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  Result<KernelOperand> operand = findKernelOperand(spec, m, name);
+  if (!operand.ok())
+    return operand.status();
+  Result<int64_t> stride = strideOf(operand.value(), strides);
+  if (!stride.ok())
+    return stride.status();
+  return operandSpanBytes(operand.value(), stride.value());
+}
+
+Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
+                        const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
+                        const RowStrides &strides, void *stream, LaunchReport *report) {
+  if (Status rows = checkRows(spec, record, m); !rows.ok())
     return rows;
-  const size_t expected = kernelOperands(spec).size();
-  if (operands.size() != expected)
-    return Status::failure(printSpec(spec) + " takes " + std::to_string(expected) +
+  if (Status names = checkStrideNames(spec, strides); !names.ok())
+    return names;
+  const std::vector<KernelOperand> table = kernelOperands(spec, m);
+  if (operands.size() != table.size())
+    return Status::failure(printSpec(spec) + " takes " + std::to_string(table.size()) +
                            " operands, " + std::to_string(operands.size()) + " were given");
   KernelArgs args;
-  for (const KernelArg &operand : operands)
-    args.add(operand);
+  std::vector<int32_t> strideValues;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const KernelOperand &operand = table[i];
+    Result<int64_t> stride = strideOf(operand, strides);
+    if (!stride.ok())
+      return stride.status();
+    if (operand.strided())
+      strideValues.push_back(int32_t(stride.value()));
+    const KernelArg &arg = operands[i];
+    const uint64_t needed = operandSpanBytes(operand, stride.value());
+    if (arg.kind() == KernelArg::Kind::Pointer && arg.fromBuffer() &&
+        arg.bufferSize() - std::min(arg.bufferSize(), arg.byteOffset()) < needed)
+      return Status::failure(std::string("'") + operand.name + "' has " +
+                             std::to_string(arg.bufferSize() - std::min(arg.bufferSize(),
+                                                                         arg.byteOffset())) +
+                             " bytes, m=" + std::to_string(m) + " rows need " +
+                             std::to_string(needed) + " (" + operand.derivation +
+                             (operand.strided() ? ", row stride " + std::to_string(stride.value())
+                                                : std::string()) +
+                             ")");
+    args.add(arg);
+  }
   if (kernelHasRowsOperand(spec.op))
     args.value(int32_t(m));
-  LaunchConfig config = launchConfigFor(spec, m);
+  for (int32_t stride : strideValues)
+    args.value(stride);
+  LaunchConfig config = launchConfigFor(record, m);
   config.stream = stream;
   return device.launch(kernel, config, args, report);
 }
 
 Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
-                              const KernelInfo &kernel, const KernelSpec &spec, int m,
-                              const HostArrays &inputs, const SpecLaunchOptions &options) {
-  if (Status rows = checkRows(spec, m); !rows.ok())
+                              const KernelInfo &kernel, const LaunchRecord &record,
+                              const KernelSpec &spec, int m, const HostArrays &inputs,
+                              const SpecLaunchOptions &options) {
+  if (Status rows = checkRows(spec, record, m); !rows.ok())
     return rows;
-  const std::vector<KernelOperand> operands = kernelOperands(spec);
+  if (Status names = checkStrideNames(spec, options.rowStrides); !names.ok())
+    return names;
+  if (Status agrees = record.checkAgainst(kernel); !agrees.ok())
+    return agrees;
+  const std::vector<KernelOperand> operands = kernelOperands(spec, m);
   for (const auto &[name, bytes] : inputs) {
     bool known = false;
     for (const KernelOperand &operand : operands)
@@ -101,7 +140,10 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
   std::vector<ScopedBuffer> buffers;
   std::vector<KernelArg> args;
   for (const KernelOperand &operand : operands) {
-    const uint64_t size = bytesOf(operand);
+    Result<int64_t> stride = strideOf(operand, options.rowStrides);
+    if (!stride.ok())
+      return stride.status();
+    const uint64_t size = operandSpanBytes(operand, stride.value());
     Result<ScopedBuffer> buffer = ScopedBuffer::allocate(device, size);
     if (!buffer.ok())
       return buffer.status();
@@ -130,11 +172,11 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
     buffers.push_back(std::move(buffer.value()));
   }
   SpecLaunch result;
-  const LaunchConfig config = launchConfigFor(spec, m);
+  const LaunchConfig config = launchConfigFor(record, m);
   result.grid = config.grid;
   result.workgroup = config.workgroup;
-  if (Status launched =
-          launchSpecKernel(device, handle.value(), spec, m, args, nullptr, &result.report);
+  if (Status launched = launchSpecKernel(device, handle.value(), spec, record, m, args,
+                                         options.rowStrides, nullptr, &result.report);
       !launched.ok())
     return launched;
   if (Status synced = device.synchronize(); !synced.ok())

@@ -1,18 +1,19 @@
-//===- spec_launcher.h - Run a spec's kernel on host arrays ------*- C++ -*-===//
+//===- spec_launcher.h - Launch a compiled spec's kernel ---------*- C++ -*-===//
 //
-// The one place that knows how a compiled spec is launched: its operands
-// (dialects/mxf/kernel_signature.h), the grid for an actual row count
-// (templates/tiling.h) and the order of the kernel arguments. The CLI
-// (`mxforge run`, `mxforge demo`) and the end-to-end tests use it. Plain
-// C++: no LLVM or MLIR (the code object comes in as bytes).
+// The one place that knows how a compiled spec is launched: its operands and
+// by-value arguments (abi/operands.h) and the grid from the code object's
+// launch record (abi/launch_record.h), never from tiling code. The CLI
+// (`mxforge run`, `mxforge demo`), the C API and the end-to-end tests use
+// it. Plain C++: no LLVM or MLIR (the code object comes in as bytes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_RUNTIME_SPEC_LAUNCHER_H
 #define MXFORGE_RUNTIME_SPEC_LAUNCHER_H
 
+#include "abi/kernel_info.h"
+#include "abi/launch_record.h"
 #include "numerics/status.h"
 #include "runtime/device.h"
-#include "runtime/kernel_info.h"
 #include "spec/kernel_spec.h"
 
 #include <cstdint>
@@ -23,11 +24,21 @@
 namespace mxf::runtime {
 
 /// Arrays by operand name (x, r, q, s, ...), as raw little-endian bytes in
-/// the operand's element type and static shape (M = the bucket).
+/// the operand's element type: m rows of a strided operand `stride` elements
+/// apart ((m - 1) * stride + row elements), every other operand at its shape
+/// for m rows.
 using HostArrays = std::map<std::string, std::vector<uint8_t>>;
 
+/// Row strides by operand name, in elements. An operand not named is dense
+/// (its stride is its row length).
+using RowStrides = std::map<std::string, int64_t>;
+
+/// The grid and workgroup of a launch of m rows, from the record alone: what
+/// an engine that launches the kernel itself computes.
+LaunchConfig launchConfigFor(const LaunchRecord &record, int m);
+
 struct SpecLaunch {
-  HostArrays outputs;  // every written operand, full bucket-sized contents
+  HostArrays outputs;  // every written operand, the bytes the launch spans
   LaunchReport report; // the device's counters (instructions, bytes, ...)
   Dim3 grid, workgroup;
 };
@@ -38,27 +49,34 @@ struct SpecLaunchOptions {
   uint8_t poison = 0xA5;
   /// Initial contents of outputs by name (instead of the poison).
   HostArrays initialOutputs;
+  RowStrides rowStrides;
 };
 
-/// Bytes of one operand of `spec` (its static shape times element size).
-Result<uint64_t> operandBytes(const KernelSpec &spec, const std::string &name);
+/// Bytes operand `name` of `spec` spans for m rows with `strides`.
+Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
+                              const RowStrides &strides = {});
 
-/// Launches `kernel` (the loaded kernel of `spec`) for `m` rows on memory the
-/// caller owns: `operands` holds one pointer argument per operand of
-/// kernelOperands(spec), inputs and outputs alike, in that order; the row
-/// count and the grid are added here. Asynchronous on the hip backend (on
-/// `stream`), finished on return on the emu backend (`report` gets its
-/// counters).
-Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec, int m,
-                        const std::vector<KernelArg> &operands, void *stream = nullptr,
+/// Launches `kernel` (the loaded code object of `spec`, launched as `record`
+/// says) for `m` rows on memory the caller owns: `operands` holds one pointer
+/// argument per operand of kernelOperands(spec), inputs and outputs alike,
+/// in that order; m and the row strides are added here. Checks first, and
+/// launches nothing when any fails: 1 <= m <= spec.M and the record's limit,
+/// every stride at least its row, every buffer the runtime allocated large
+/// enough for what m rows at that stride span. Asynchronous on the hip
+/// backend (on `stream`), finished on return on the emu backend (`report`
+/// gets its counters).
+Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
+                        const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
+                        const RowStrides &strides = {}, void *stream = nullptr,
                         LaunchReport *report = nullptr);
 
 /// Loads `hsaco` on `device`, uploads the inputs (every operand the kernel
-/// reads must be given, exactly sized), launches the kernel of `spec` for
-/// `m` rows (1 <= m <= spec.M) and downloads every output.
+/// reads must be given, exactly sized for m rows and its stride), launches
+/// the kernel of `spec` for `m` rows and downloads every output.
 Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
-                              const KernelInfo &kernel, const KernelSpec &spec, int m,
-                              const HostArrays &inputs, const SpecLaunchOptions &options = {});
+                              const KernelInfo &kernel, const LaunchRecord &record,
+                              const KernelSpec &spec, int m, const HostArrays &inputs,
+                              const SpecLaunchOptions &options = {});
 
 } // namespace mxf::runtime
 

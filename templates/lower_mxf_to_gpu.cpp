@@ -2,7 +2,7 @@
 
 #include "templates/lower_mxf_to_gpu.h"
 
-#include "templates/rotate_quant_template.h"
+#include "templates/registry.h"
 
 #include "dialects/mxf/mxf_api.h"
 
@@ -51,7 +51,12 @@ struct MxfLowerToGpuPass
         op->emitOpError() << spec.error();
         return signalPassFailure();
       }
-      Status built = buildRotateQuantKernel(gpuModule, spec.value(), func.getSymName());
+      const TemplateFamily *family = findTemplateFamily(spec.value().op);
+      if (!family) {
+        op->emitOpError() << "no template generates " << kernelOpName(spec.value().op) << " yet";
+        return signalPassFailure();
+      }
+      Status built = family->buildKernel(gpuModule, spec.value(), func.getSymName());
       if (!built.ok()) {
         op->emitOpError() << built.message();
         return signalPassFailure();

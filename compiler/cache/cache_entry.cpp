@@ -2,7 +2,7 @@
 
 #include "compiler/cache/cache_entry.h"
 
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"
 
 #include <cstring>
@@ -35,6 +35,7 @@ std::vector<uint8_t> encodeCacheEntry(const Sha256Digest &key, const CodeObject 
   ByteWriter payload;
   payload.string(object.spec);
   encodeKernelInfo(payload, object.kernel);
+  encodeLaunchRecord(payload, object.launch);
   payload.u64(object.hsaco.size());
   payload.raw(object.hsaco);
   Sha256Digest checksum = sha256(payload.bytes().data(), payload.size());
@@ -63,6 +64,10 @@ Result<CodeObject> decodeCacheEntry(const uint8_t *data, size_t size,
   if (size < kKeyOffset)
     return R::failure(headerTruncated(size));
   uint32_t version = uint32_t(readLE(data + kVersionOffset, 4));
+  if (version < kCacheEntryFormatVersion)
+    return R::failure("written by an older mxforge (cache entry format " +
+                      std::to_string(version) + ", this one reads format " +
+                      std::to_string(kCacheEntryFormatVersion) + ")");
   if (version != kCacheEntryFormatVersion)
     return R::failure("cache entry format version " + std::to_string(version) + ", expected " +
                       std::to_string(kCacheEntryFormatVersion));
@@ -94,6 +99,10 @@ Result<CodeObject> decodeCacheEntry(const uint8_t *data, size_t size,
   CodeObject object;
   object.spec = in.string("spec", kMaxCacheEntryBytes);
   object.kernel = decodeKernelInfo(in);
+  object.launch = decodeLaunchRecord(in);
+  if (in.ok())
+    if (Status agrees = object.launch.checkAgainst(object.kernel); !agrees.ok())
+      in.fail(agrees.message());
   uint64_t hsacoLength = in.u64("code object length");
   if (in.ok() && hsacoLength != in.remaining())
     in.fail("code object length " + std::to_string(hsacoLength) + " does not match the " +

@@ -8,8 +8,9 @@
 //   12      32    key (SHA-256, cache_key.h)
 //   44      8     payload length in bytes
 //   52      32    SHA-256 of the payload
-//   84      ...   payload: canonical spec (u32 length + bytes), KernelInfo
-//                 (runtime/kernel_info_codec.h), HSACO (u64 length + bytes)
+//   84      ...   payload: canonical code spec (u32 length + bytes), KernelInfo,
+//                 launch record (abi/launch_record.h)
+//                 (abi/kernel_info_codec.h), HSACO (u64 length + bytes)
 //
 // decodeCacheEntry verifies all of it on every load and says which check
 // failed, in words a user can act on.
@@ -27,7 +28,8 @@
 
 namespace mxf {
 
-constexpr uint32_t kCacheEntryFormatVersion = 1;
+/// 1: no launch record. 2: the launch record follows the KernelInfo.
+constexpr uint32_t kCacheEntryFormatVersion = 2;
 constexpr size_t kCacheEntryHeaderSize = 84;
 /// Largest entry file decodeCacheEntry accepts (a code object is ~10 KiB).
 constexpr uint64_t kMaxCacheEntryBytes = uint64_t(64) << 20;

@@ -3,9 +3,9 @@
 #include "compiler/jit/in_process_jit.h"
 
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
+#include "templates/registry.h"
 #include "support/version.h"
-#include "templates/template_revision.h"
+#include "abi/versions.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -22,7 +22,6 @@ ToolchainIdentity inProcessToolchain(int codeObjectVersion) {
 }
 
 JitCompiler inProcessJit(int codeObjectVersion) {
-  installDefaultSpecFrontend();
   JitCompiler jit;
   jit.identity = inProcessToolchain(codeObjectVersion);
   jit.compile = [codeObjectVersion](const KernelSpec &spec) {
@@ -30,6 +29,7 @@ JitCompiler inProcessJit(int codeObjectVersion) {
     options.codeObjectVersion = codeObjectVersion;
     return compileSpec(spec, options);
   };
+  jit.codeSpec = codeSpecFor;
   return jit;
 }
 

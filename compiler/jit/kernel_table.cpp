@@ -114,6 +114,7 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
       CodeObject object;
       object.hsaco.assign(kernel->hsaco, kernel->hsaco + kernel->hsacoSize);
       object.kernel = kernel->kernel;
+      object.launch = kernel->launch;
       object.spec = canonical;
       return handle(std::move(object), KernelOrigin::Bundle);
     }
@@ -126,20 +127,56 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
         "'" + canonical + "' is in no loaded bundle and no compiler is linked to JIT it");
 
   const JitCompiler &jit = *options_.jit;
-  std::optional<Sha256Digest> key;
-  if (cache_) {
-    key = cacheKey(jit.identity.keyInputs(canonical));
-    CacheLoad cached = cache_->load(*key, canonical);
-    if (cached.outcome == CacheLoadOutcome::Hit)
-      return handle(std::move(*cached.object), KernelOrigin::DiskCache);
-    // A rejected entry was reported by the cache; compiling replaces it.
+  std::string codeText = canonical;
+  if (jit.codeSpec) {
+    Result<KernelSpec> code = jit.codeSpec(spec);
+    if (!code.ok())
+      return code.status();
+    codeText = printSpec(code.value());
   }
-  Result<CodeObject> compiled = jit.compile(spec);
-  if (!compiled.ok())
-    return compiled.status();
-  if (cache_)
-    (void)cache_->store(*key, compiled.value()); // a failure degrades (warned once)
-  return handle(std::move(compiled.value()), KernelOrigin::Compiled);
+  // One compile per code spec: the first spec of a tiling class produces
+  // it, later ones (and concurrent ones) share it.
+  std::promise<Result<CodeObject>> promise;
+  std::shared_future<Result<CodeObject>> pending;
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = codeObjects_.find(codeText);
+    if (found != codeObjects_.end()) {
+      pending = found->second;
+    } else {
+      pending = promise.get_future().share();
+      codeObjects_.emplace(codeText, pending);
+      first = true;
+    }
+  }
+  if (!first) {
+    Result<CodeObject> shared = pending.get();
+    if (!shared.ok())
+      return shared.status();
+    return handle(shared.value(), KernelOrigin::Compiled);
+  }
+  KernelOrigin origin = KernelOrigin::Compiled;
+  Result<CodeObject> produced = [&]() -> Result<CodeObject> {
+    std::optional<Sha256Digest> key;
+    if (cache_) {
+      key = cacheKey(jit.identity.keyInputs(codeText));
+      CacheLoad cached = cache_->load(*key, codeText);
+      if (cached.outcome == CacheLoadOutcome::Hit) {
+        origin = KernelOrigin::DiskCache;
+        return std::move(*cached.object);
+      }
+      // A rejected entry was reported by the cache; compiling replaces it.
+    }
+    Result<CodeObject> compiled = jit.compile(spec);
+    if (compiled.ok() && cache_)
+      (void)cache_->store(*key, compiled.value()); // a failure degrades (warned once)
+    return compiled;
+  }();
+  promise.set_value(produced);
+  if (!produced.ok())
+    return produced.status();
+  return handle(std::move(produced.value()), origin);
 }
 
 std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<KernelSpec> &specs,

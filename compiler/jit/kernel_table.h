@@ -51,6 +51,10 @@ struct ToolchainIdentity {
 /// A compiler the table may call: compiles one validated spec.
 struct JitCompiler {
   std::function<Result<CodeObject>(const KernelSpec &)> compile;
+  /// The spec the code of a spec is compiled for (its tiling class,
+  /// templates/registry.h); specs with one code spec share one compile and
+  /// one cache entry. Null: every spec is its own code spec.
+  std::function<Result<KernelSpec>(const KernelSpec &)> codeSpec;
   ToolchainIdentity identity;
 };
 
@@ -136,6 +140,9 @@ private:
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<const Bundle>> bundles_;
   std::map<std::string, std::shared_future<Result<KernelHandle>>> entries_;
+  /// JIT results by code spec: the one compile (or cache load) that every
+  /// spec of a tiling class shares.
+  std::map<std::string, std::shared_future<Result<CodeObject>>> codeObjects_;
   std::map<std::string, std::set<int>> bucketsByFamily_;
   KernelTableStats stats_;
 };

@@ -10,7 +10,7 @@
 
 #include "dialects/mxf/mxf_dialect.h"
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "dialects/mxf/mxf_api.h"
 
 #include "mlir/IR/Builders.h"

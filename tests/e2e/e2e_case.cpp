@@ -3,6 +3,7 @@
 #include "tests/e2e/e2e_case.h"
 
 #include "numerics/layouts.h"
+#include "numerics/packing.h"
 #include "numerics/reference.h"
 
 #include <fmt/format.h>
@@ -25,6 +26,8 @@ std::string runLabel(const KernelSpec &spec, const RunInputs &inputs, const RunC
                                  printSpec(spec), inputs.m, c.run, c.seed, inputs.poison, rows);
   if (!inputs.r.empty())
     text += fmt::format(" r: {}", matrixKindName(matrixKindFor(c.specIndex + c.run)));
+  if (inputs.xStride)
+    text += fmt::format(" x_stride={} q_stride={}", inputs.xStride, inputs.qStride);
   text += fmt::format("\n  replay: MXFORGE_TEST_SEED={} e2e_tests --gtest_filter='{}'", c.seed,
                       c.testName);
   return text;
@@ -99,6 +102,13 @@ RunInputs drawInputs(const KernelSpec &spec, int m, const RunContext &context) {
     inputs.x.insert(inputs.x.end(), values.begin(), values.end());
   }
   inputs.r = learnedRotation(spec, matrixKindFor(context.specIndex + context.run), rng);
+  // Every other run passes x and q as views of wider rows (an engine's
+  // slices): strides a random number of 16-byte steps past the row.
+  if ((context.specIndex + context.run) % 2 == 1) {
+    std::uniform_int_distribution<int> steps(1, 8);
+    inputs.xStride = spec.K + 8 * steps(rng);
+    inputs.qStride = int64_t(packedBytes(spec.fmt, size_t(spec.K))) + 16 * steps(rng);
+  }
   return inputs;
 }
 
@@ -120,7 +130,10 @@ RunOutputs runAndCheck(runtime::Device &device, const LoadedKernel &kernel,
     ADD_FAILURE() << "reference failed: " << ref.error() << "\n" << label;
     return {};
   }
-  const ExpectedOutputs expected = expectedOutputs(kernel.shape, size_t(inputs.m),
+  const OutputShape shape = outputShapeAt(spec, inputs.m);
+  EXPECT_EQ(run.value().qGapBytesWritten, 0u)
+      << "the kernel wrote into q's stride gaps\n" << label;
+  const ExpectedOutputs expected = expectedOutputs(shape, size_t(inputs.m),
                                                    ref.value().codes, ref.value().scales,
                                                    inputs.poison);
   if (spec.layout == ScaleLayout::A4W4Shuffle) {
@@ -134,7 +147,7 @@ RunOutputs runAndCheck(runtime::Device &device, const LoadedKernel &kernel,
         << "harness: expected scale image disagrees with shuffleScalesA4W4\n" << label;
   }
 
-  const Comparison comparison = compareOutputs(expected, kernel.shape, run.value().q, run.value().s);
+  const Comparison comparison = compareOutputs(expected, shape, run.value().q, run.value().s);
   if (!comparison.ok()) {
     std::string rows;
     for (const Mismatch &mm : comparison.first)

@@ -1,19 +1,20 @@
 //===- e2e_runner.cpp - Compile a spec, launch it on the emu device -------===//
 //
-// Buffer shapes come from kernelOperands(spec) and the grid from the tiling,
-// never from constants here, so that the suite follows the kernel's
-// declared interface rather than restating it.
+// Buffer shapes come from kernelOperands(spec, m) and the grid from the
+// launch record compiled with the code, never from constants here, so that
+// the suite follows the kernel's declared interface rather than restating it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tests/e2e/e2e_runner.h"
 
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
+#include "runtime/spec_launcher.h"
 #include "numerics/rotation.h"
 #include "spec/reference_problem.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -50,7 +51,6 @@ RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout) {
 }
 
 Result<LoadedKernel> compileAndLoad(runtime::Device &device, const KernelSpec &spec) {
-  installDefaultSpecFrontend();
   LoadedKernel out;
   out.spec = spec;
   if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
@@ -92,16 +92,40 @@ Result<LoadedKernel> compileAndLoad(runtime::Device &device, const KernelSpec &s
   return out;
 }
 
+OutputShape outputShapeAt(const KernelSpec &spec, int m) {
+  OutputShape shape;
+  for (const KernelOperand &op : kernelOperands(spec, m)) {
+    if (std::strcmp(op.name, "q") == 0) {
+      shape.bucket = size_t(op.shape[0]);
+      shape.qCols = size_t(op.shape[1]);
+    } else if (std::strcmp(op.name, "s") == 0) {
+      shape.sRows = size_t(op.shape[0]);
+      shape.sCols = size_t(op.shape[1]);
+    }
+  }
+  shape.k = size_t(spec.K);
+  shape.layout = spec.layout;
+  return shape;
+}
+
 Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel,
                              const RunInputs &inputs) {
-  const OutputShape &shape = kernel.shape;
-  const size_t k = shape.k;
-  if (inputs.m < 1 || size_t(inputs.m) > shape.bucket || inputs.x.size() != size_t(inputs.m) * k ||
+  const size_t k = kernel.shape.k, m = size_t(inputs.m);
+  if (inputs.m < 1 || m > kernel.shape.bucket || inputs.x.size() != m * k ||
       inputs.r.size() != kernel.rElements)
     return Result<RunOutputs>::failure("runKernel: inputs do not match the spec");
+  const OutputShape shape = outputShapeAt(kernel.spec, inputs.m);
+  const size_t xStride = inputs.xStride ? size_t(inputs.xStride) : k;
+  const size_t qStride = inputs.qStride ? size_t(inputs.qStride) : shape.qCols;
 
+  // x's rows at their stride; the gaps hold a pattern no row has.
+  std::vector<uint16_t> xStrided((m - 1) * xStride + k);
+  for (size_t i = 0; i < xStrided.size(); ++i)
+    xStrided[i] = uint16_t(0x7FC1 + i % 7); // bf16 NaNs: garbage if ever read
+  for (size_t row = 0; row < m; ++row)
+    std::copy_n(inputs.x.begin() + row * k, k, xStrided.begin() + row * xStride);
+  std::vector<uint8_t> qBuffer((m - 1) * qStride + shape.qCols, inputs.poison);
   RunOutputs out;
-  out.q.assign(shape.bucket * shape.qCols, inputs.poison);
   out.s.assign(shape.sRows * shape.sCols, inputs.poison);
 
   auto allocate = [&](size_t bytes, const void *init) -> Result<runtime::ScopedBuffer> {
@@ -112,8 +136,8 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
       return s;
     return buffer;
   };
-  Result<runtime::ScopedBuffer> x = allocate(inputs.x.size() * 2, inputs.x.data());
-  Result<runtime::ScopedBuffer> q = allocate(out.q.size(), out.q.data());
+  Result<runtime::ScopedBuffer> x = allocate(xStrided.size() * 2, xStrided.data());
+  Result<runtime::ScopedBuffer> q = allocate(qBuffer.size(), qBuffer.data());
   Result<runtime::ScopedBuffer> s = allocate(out.s.size(), out.s.data());
   if (!x.ok() || !q.ok() || !s.ok())
     return Status::failure(!x.ok() ? x.error() : !q.ok() ? q.error() : s.error());
@@ -124,24 +148,37 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
       return r.status();
   }
 
-  runtime::KernelArgs args;
-  args.buffer(x.value());
+  std::vector<runtime::KernelArg> args{runtime::KernelArg::buffer(x.value().get())};
   if (kernel.rElements)
-    args.buffer(r.value());
-  args.buffer(q.value()).buffer(s.value()).value(int32_t(inputs.m));
+    args.push_back(runtime::KernelArg::buffer(r.value().get()));
+  args.push_back(runtime::KernelArg::buffer(q.value().get()));
+  args.push_back(runtime::KernelArg::buffer(s.value().get()));
+  runtime::RowStrides strides;
+  if (inputs.xStride)
+    strides["x"] = inputs.xStride;
+  if (inputs.qStride)
+    strides["q"] = inputs.qStride;
 
-  out.grid = kernel.tiling.gridFor(inputs.m);
-  runtime::LaunchConfig config;
-  config.grid = {out.grid[0], out.grid[1], out.grid[2]};
-  config.workgroup = {uint32_t(kernel.tiling.workgroupSize()), 1, 1};
+  const std::array<uint32_t, 3> grid = kernel.code.launch.gridFor(uint32_t(inputs.m));
+  out.grid = grid;
   const Clock::time_point start = Clock::now();
-  if (Status launched = device.launch(kernel.kernel, config, args, &out.report); !launched.ok())
+  if (Status launched = runtime::launchSpecKernel(device, kernel.kernel, kernel.spec,
+                                                  kernel.code.launch, inputs.m, args, strides,
+                                                  nullptr, &out.report);
+      !launched.ok())
     return launched;
   out.emulateMs = msSince(start);
-  if (Status st = device.copyOut(q.value(), 0, out.q.data(), out.q.size()); !st.ok())
+  if (Status st = device.copyOut(q.value(), 0, qBuffer.data(), qBuffer.size()); !st.ok())
     return st;
   if (Status st = device.copyOut(s.value(), 0, out.s.data(), out.s.size()); !st.ok())
     return st;
+  out.q.resize(m * shape.qCols);
+  for (size_t row = 0; row < m; ++row) {
+    std::copy_n(qBuffer.begin() + row * qStride, shape.qCols, out.q.begin() + row * shape.qCols);
+    if (row + 1 < m)
+      for (size_t i = row * qStride + shape.qCols; i < (row + 1) * qStride; ++i)
+        out.qGapBytesWritten += qBuffer[i] != inputs.poison;
+  }
   return out;
 }
 

@@ -4,7 +4,7 @@
 // compile a rotate_quant spec in process, load it on an emu Device, and run
 // it for m rows with given inputs and poisoned outputs, through the same
 // runtime API an engine uses (arguments packed from the code object's
-// metadata, grid from chooseRotateQuantTiling).
+// metadata, grid from the launch record compiled with it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TESTS_E2E_E2E_RUNNER_H
@@ -15,7 +15,7 @@
 #include "numerics/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
-#include "templates/tiling.h"
+#include "templates/rotate_quant/tiling.h"
 #include "tests/e2e/e2e_check.h"
 
 #include <cstdint>
@@ -28,8 +28,8 @@ namespace mxf::e2e {
 struct LoadedKernel {
   KernelSpec spec;
   CodeObject code;
-  KernelTiling tiling;
-  OutputShape shape;
+  KernelTiling tiling; // what the statistics checks expect of the waves
+  OutputShape shape;   // at the bucket
   size_t rElements = 0; // learned rotation input (0: none)
   runtime::Kernel kernel;
   double compileMs = 0;
@@ -43,19 +43,28 @@ struct RunInputs {
   int m = 1;
   std::vector<uint16_t> x; // m rows of K bf16 values
   std::vector<uint16_t> r; // the learned rotation, if the spec takes one
-  uint8_t poison = 0xA5;   // fills q and s before the launch
+  uint8_t poison = 0xA5;   // fills q and s (and q's stride gaps) before the launch
+  /// Row strides of x (elements) and q (bytes); 0: dense. The gaps of x
+  /// hold garbage the kernel must ignore.
+  int64_t xStride = 0, qStride = 0;
 };
 
+/// Shapes of the outputs of a launch of m rows (q: m rows; s: m rows, or
+/// pad256(m) shuffled).
+OutputShape outputShapeAt(const KernelSpec &spec, int m);
+
 struct RunOutputs {
-  std::vector<uint8_t> q, s; // the whole buffers after the launch
+  std::vector<uint8_t> q, s; // q's m rows (dense, from the strided buffer), s whole
+  size_t qGapBytesWritten = 0; // bytes of q's stride gaps that lost the poison
   runtime::LaunchReport report;
   std::array<uint32_t, 3> grid{};
   double emulateMs = 0;
 };
 
-/// Allocates x with exactly m rows (so that the emulator's bounds check
-/// turns any read past row m into an error naming the instruction), q and s
-/// at their bucket shapes filled with the poison, launches and reads back.
+/// Allocates x, q and s with exactly what m rows span at their strides (so
+/// that the emulator's bounds check turns any access past row m into an
+/// error naming the instruction), q and s filled with the poison, launches
+/// from the code object's launch record and reads back.
 Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel,
                              const RunInputs &inputs);
 

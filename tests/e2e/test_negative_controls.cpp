@@ -15,6 +15,7 @@
 #include "tests/unit/test_seed.h"
 
 #include "runtime/emu_device.h"
+#include "runtime/spec_launcher.h"
 
 #include <gtest/gtest.h>
 
@@ -114,10 +115,9 @@ TEST_F(NegativeControl, ShortInputIsAnOutOfBoundsError) {
   ASSERT_TRUE(x.ok() && q.ok() && sc.ok());
   runtime::KernelArgs args;
   args.buffer(x.value()).buffer(q.value()).buffer(sc.value()).value(int32_t(5)); // x has 1 row
-  const std::array<uint32_t, 3> grid = kernel.tiling.gridFor(5);
-  runtime::LaunchConfig config;
-  config.grid = {grid[0], grid[1], grid[2]};
-  config.workgroup = {uint32_t(kernel.tiling.workgroupSize()), 1, 1};
+  args.value(int32_t(s.K)).value(int32_t(kernel.shape.qCols));                   // strides
+  // Straight to the device, past the launcher's size checks.
+  const runtime::LaunchConfig config = runtime::launchConfigFor(kernel.code.launch, 5);
   const Status launched = device->launch(kernel.kernel, config, args);
   ASSERT_FALSE(launched.ok());
   EXPECT_NE(launched.message().find("0x"), std::string::npos) << launched.message();

@@ -12,7 +12,7 @@
 #include "tests/support/spec_matrix.h"
 #include "tests/unit/test_seed.h"
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "runtime/emu_device.h"
 
 #include <gtest/gtest.h>

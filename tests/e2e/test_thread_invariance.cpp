@@ -13,6 +13,8 @@
 #include "tests/unit/test_seed.h"
 
 #include "runtime/emu_device.h"
+#include "templates/registry.h"
+#include "templates/rotate_quant/family.h"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +31,8 @@ std::optional<std::pair<size_t, KernelSpec>> pickSpec(RotationKind kind) {
     const KernelSpec &spec = specs[i];
     if (spec.rot != kind || int64_t(spec.K) * spec.M > 2048 * 64)
       continue;
-    const std::array<uint32_t, 3> grid = chooseRotateQuantTiling(spec).gridFor(spec.M);
+    const std::array<uint32_t, 3> grid =
+        rotateQuantLaunchRecord(codeSpecFor(spec).value()).gridFor(uint32_t(spec.M));
     const uint64_t workgroups = uint64_t(grid[0]) * grid[1];
     if (workgroups > bestWorkgroups) {
       bestWorkgroups = workgroups;

@@ -15,7 +15,7 @@
 #include "spec/spec_list.h"
 #include "support/file_io.h"
 #include "support/version.h"
-#include "templates/template_revision.h"
+#include "abi/versions.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/text_table.h"
 
@@ -159,7 +159,9 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
       continue;
     }
     const CodeObject &object = results[i].value()->object;
-    inputs.push_back({object.spec, object.kernel, object.hsaco});
+    // The entry is the spec asked for; specs of one tiling class share the
+    // code object, which the bundle stores once.
+    inputs.push_back({printSpec(specs[i]), object.kernel, object.launch, object.hsaco});
   }
   if (failures)
     return reportError(err, std::to_string(failures) + " of " + std::to_string(specs.size()) +

@@ -15,7 +15,7 @@
 #include "spec/kernel_spec.h"
 #include "codeobj/occupancy.h"
 #include "runtime/device_factory.h"
-#include "templates/tiling.h"
+#include "templates/registry.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/kernel_run.h"
 #include "tools/mxforge/text_table.h"
@@ -125,7 +125,7 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
     rows.push_back(row.value());
 
     const std::string name = printSpec(spec);
-    if (Status supported = checkRotateQuantSupported(spec); !supported.ok()) {
+    if (Status supported = checkCompilable(spec); !supported.ok()) {
       kernels.addRow({name, std::to_string(spec.M), "-", "-", "-", "-", "-", "-",
                       "reference only (no template yet)"});
       continue;

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 namespace mxf::cli {
@@ -54,18 +55,36 @@ void printKernelTable(const Bundle &bundle, llvm::raw_ostream &out) {
   table.addColumn("scratch");
   table.addColumn("waves/SIMD");
   table.addColumn("bytes");
+  // The launch record: workgroup size, grid x, rows per workgroup along y
+  // (the grid's y is ceil(rows / that)), and the most rows it serves.
+  table.addColumn("wg");
+  table.addColumn("grid.x");
+  table.addColumn("rows/wg");
+  table.addColumn("max m");
+  // Entries of one tiling class share one stored code object: the first
+  // entry that holds it.
+  table.addColumn("code");
   table.addColumn("sha256", TextTable::Align::Left);
   table.addColumn("spec", TextTable::Align::Left);
   table.addColumn("kernel", TextTable::Align::Left);
+  std::map<const uint8_t *, size_t> firstHolder;
   for (size_t i = 0; i < bundle.size(); ++i) {
     const Bundle::Kernel &kernel = bundle.kernels()[i];
     const KernelInfo &info = kernel.kernel;
+    const LaunchRecord &launch = kernel.launch;
+    const size_t holder = firstHolder.emplace(kernel.hsaco, i).first->second;
     codeobj::Occupancy occupancy = codeobj::computeOccupancy(
         {info.vgprCount, info.sgprCount, info.ldsBytes, info.maxWorkgroupSize});
     table.addRow({std::to_string(i), std::to_string(info.vgprCount), std::to_string(info.agprCount),
                   std::to_string(info.sgprCount), std::to_string(info.ldsBytes),
                   std::to_string(info.scratchBytes), std::to_string(occupancy.wavesPerSimd),
-                  std::to_string(kernel.hsacoSize), kernel.checksum.hex().substr(0, 12),
+                  std::to_string(kernel.hsacoSize), std::to_string(launch.workgroupSize),
+                  std::to_string(launch.gridX), std::to_string(launch.rowsPerWorkgroup) +
+                  (launch.rowPadding > 1 ? "/" + std::to_string(launch.rowPadding) : ""),
+                  std::to_string(launch.maxRows),
+                  holder == i ? std::string("#") + std::to_string(i)
+                              : "=#" + std::to_string(holder),
+                  kernel.checksum.hex().substr(0, 12),
                   kernel.spec, info.name});
   }
   out << "\n";
@@ -130,6 +149,10 @@ bool printBundledCodeObject(llvm::StringRef path, size_t index, const Bundle::Ke
         << "', which this code object does not hold\n";
     return true;
   }
+  out << "  launch (manifest): " << kernel.launch.describe() << "\n";
+  if (Status agrees = kernel.launch.checkAgainst(*found); !agrees.ok())
+    out << "  WARNING: the manifest's launch record disagrees with the code object: "
+        << agrees.message() << "\n";
   std::vector<std::string> differences = manifestDifferences(kernel.kernel, *found);
   if (!differences.empty()) {
     out << "  WARNING: the manifest's KernelInfo differs from the code object's:";

@@ -7,6 +7,7 @@
 #include "numerics/layouts.h"
 #include "numerics/reference.h"
 #include "runtime/spec_launcher.h"
+#include "templates/registry.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -31,14 +32,6 @@ std::vector<uint8_t> rawBytes(const NpyArray &array) {
   std::visit([&](const auto &values) { std::memcpy(bytes.data(), values.data(), bytes.size()); },
              array.values);
   return bytes;
-}
-
-/// x is [m, K] in the reference; the kernel's x is bucket-sized. Rows past m
-/// are zero (the kernel never reads them; see docs/templates.md).
-std::vector<uint8_t> padRows(const std::vector<uint8_t> &rows, uint64_t bucketBytes) {
-  std::vector<uint8_t> padded(bucketBytes, 0);
-  std::memcpy(padded.data(), rows.data(), std::min<size_t>(rows.size(), padded.size()));
-  return padded;
 }
 
 } // namespace
@@ -68,8 +61,17 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   for (const KernelInfo &info : infos.value()) {
     names += (names.empty() ? "" : ", ") + info.name;
     if ((kernelName.empty() && infos.value().size() == 1) || info.name == kernelName) {
+      // A bare .hsaco carries no launch record: the spec's template family
+      // gives it, and it must agree with the file's own metadata.
+      Result<KernelSpec> code = codeSpecFor(spec);
+      if (!code.ok())
+        return code.status();
       kernel.code.kernel = info;
-      kernel.code.spec = printSpec(spec);
+      kernel.code.spec = printSpec(code.value());
+      kernel.code.launch = findTemplateFamily(spec.op)->launchRecord(code.value());
+      if (Status agrees = kernel.code.launch.checkAgainst(info); !agrees.ok())
+        return Result<CompiledKernel>::failure("'" + hsacoPath + "' is not the code of " +
+                                               printSpec(spec) + ": " + agrees.message());
       return kernel;
     }
   }
@@ -84,17 +86,15 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
                                 const KernelSpec &spec, int m, const ReferenceRun &reference) {
   runtime::HostArrays inputs;
   for (const auto &[name, array] : reference.inputs) {
-    Result<uint64_t> bytes = runtime::operandBytes(spec, name);
-    if (!bytes.ok())
-      return bytes.status();
-    std::vector<uint8_t> raw = rawBytes(array);
-    inputs[name] = name == "x" ? padRows(raw, bytes.value()) : std::move(raw);
+    // The reference's arrays have exactly m rows, as the kernel reads them.
+    inputs[name] = rawBytes(array);
   }
   runtime::SpecLaunchOptions options;
   options.poison = kPoison;
   auto start = std::chrono::steady_clock::now();
   Result<runtime::SpecLaunch> launched =
-      runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, spec, m, inputs, options);
+      runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, kernel.code.launch, spec,
+                          m, inputs, options);
   if (!launched.ok())
     return launched.status();
   KernelRun run;

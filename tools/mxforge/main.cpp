@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/default_frontend.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/commands.h"
 
@@ -48,7 +47,6 @@ void reportParseErrors(llvm::StringRef text, llvm::StringRef program, llvm::raw_
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  mxf::installDefaultSpecFrontend(); // specs compile through dialects/ + templates/
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
                                     bundleSubcommand(),  cacheSubcommand()};

@@ -3,7 +3,7 @@
 #include "tests/unit/bundle/bundle_test_support.h"
 
 #include "runtime/bundle_format.h"
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "spec/kernel_spec.h"
 #include "support/byte_io.h"
 #include "support/sha256.h"
@@ -71,6 +71,17 @@ KernelInfo randomKernelInfo(std::mt19937_64 &rng, const std::string &name) {
   return info;
 }
 
+LaunchRecord launchRecordFor(const KernelInfo &info, std::mt19937_64 &rng) {
+  LaunchRecord record;
+  record.workgroupSize = 64 * (1 + uint32_t(rng() % (info.maxWorkgroupSize / 64)));
+  record.gridX = 1 + uint32_t(rng() % 64);
+  record.rowsPerWorkgroup = 16;
+  record.rowPadding = rng() % 2 ? 256 : 1;
+  record.ldsBytes = info.ldsBytes;
+  record.maxRows = 256;
+  return record;
+}
+
 std::vector<BundleInput> randomInputs(std::mt19937_64 &rng, size_t count, size_t minBytes,
                                       size_t maxBytes) {
   std::vector<BundleInput> inputs;
@@ -79,6 +90,7 @@ std::vector<BundleInput> randomInputs(std::mt19937_64 &rng, size_t count, size_t
     BundleInput input;
     input.spec = specs[i];
     input.kernel = randomKernelInfo(rng, "mxf_kernel_" + std::to_string(i));
+    input.launch = launchRecordFor(input.kernel, rng);
     input.hsaco.resize(minBytes + rng() % (maxBytes - minBytes + 1));
     for (uint8_t &byte : input.hsaco)
       byte = uint8_t(rng());
@@ -152,6 +164,8 @@ std::vector<ManifestEntryFields> manifestFields(const std::vector<uint8_t> &bund
     info.skip("to the KernelInfo", fields.kernelInfo);
     (void)decodeKernelInfo(info);
     in.skip("KernelInfo", info.offset() - in.offset());
+    fields.launchRecord = in.offset();
+    in.skip("launch record", kLaunchRecordBytes);
     fields.dataOffset = in.offset();
     fields.dataSize = fields.dataOffset + 8;
     fields.checksum = fields.dataSize + 8;

@@ -26,6 +26,8 @@ std::vector<std::string> randomSpecs(std::mt19937_64 &rng, size_t count);
 /// A KernelInfo that decodeKernelInfo accepts: explicit buffer and value
 /// arguments, some hidden ones, plausible register and LDS counts.
 KernelInfo randomKernelInfo(std::mt19937_64 &rng, const std::string &name);
+/// A launch record that agrees with `info` (its LDS, a workgroup within its limit).
+LaunchRecord launchRecordFor(const KernelInfo &info, std::mt19937_64 &rng);
 
 /// `count` kernels with random code objects of minBytes..maxBytes.
 std::vector<BundleInput> randomInputs(std::mt19937_64 &rng, size_t count, size_t minBytes,
@@ -55,6 +57,7 @@ struct ManifestEntryFields {
   size_t spec = 0;         // the spec's u32 length; its text follows
   size_t kernelInfo = 0;   // the encoded KernelInfo
   size_t kernelTarget = 0; // the KernelInfo target's u32 length
+  size_t launchRecord = 0; // the launch record (kLaunchRecordBytes)
   size_t dataOffset = 0;   // u64
   size_t dataSize = 0;     // u64
   size_t checksum = 0;     // 32 bytes

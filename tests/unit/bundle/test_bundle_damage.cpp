@@ -115,12 +115,16 @@ TEST_F(BundleDamage, NotABundle) {
 
 TEST_F(BundleDamage, OtherFormatVersion) {
   std::vector<uint8_t> bytes = good_;
-  putU32(bytes, kFormatVersionOffset, 2);
+  putU32(bytes, kFormatVersionOffset, 3);
   // Before the checksum: a newer format may checksum differently.
-  EXPECT_EQ(loadError(bytes), "bundle format version 2, this runtime reads 1");
+  EXPECT_EQ(loadError(bytes), "bundle format version 3, this runtime reads 2");
+  // Format 1 (no launch records) is what earlier mxforge releases wrote.
+  putU32(bytes, kFormatVersionOffset, 1);
+  EXPECT_EQ(loadError(bytes), "written by an older mxforge (bundle format 1; this runtime reads "
+                              "format 2): rebuild it with `mxforge bundle`");
   putU32(bytes, kFormatVersionOffset, 0xffffffffu);
   bytes.resize(70); // even cut short, the version is what is reported
-  EXPECT_EQ(loadError(bytes), "bundle format version 4294967295, this runtime reads 1");
+  EXPECT_EQ(loadError(bytes), "bundle format version 4294967295, this runtime reads 2");
 }
 
 TEST_F(BundleDamage, ChecksumMismatch) {
@@ -154,7 +158,7 @@ TEST_F(BundleDamage, OtherKernelAbi) {
   BundleHeaderInfo header = testHeader();
   header.kernelAbiVersion = 7;
   EXPECT_EQ(loadError(encodeOrDie(header, small_.inputs)),
-            "built for kernel ABI 7, this runtime launches ABI 1");
+            "built for kernel ABI 7, this runtime launches ABI 2");
 }
 
 TEST_F(BundleDamage, OtherTarget) {
@@ -205,7 +209,52 @@ TEST_F(BundleDamage, OverlappingCodeObjects) {
   reseal(bytes);
   std::string error = loadError(bytes);
   EXPECT_TRUE(startsWith(error, "corrupted (" + entryName(1) + ": the code object [")) << error;
-  EXPECT_NE(error.find("overlaps the previous entry's"), std::string::npos) << error;
+  EXPECT_NE(error.find("starts where an earlier entry's starts but is not the same"),
+            std::string::npos)
+      << error;
+  // Inside an earlier code object without being it.
+  bytes = good_;
+  putU64(bytes, fields_[1].dataOffset, getU64(bytes, fields_[0].dataOffset) + 16);
+  reseal(bytes);
+  error = loadError(bytes);
+  EXPECT_NE(error.find("overlaps an earlier entry's"), std::string::npos) << error;
+}
+
+TEST_F(BundleDamage, LaunchRecordsAreChecked) {
+  // One that disagrees with the entry's KernelInfo, one of another ABI.
+  std::vector<uint8_t> bytes = good_;
+  putU32(bytes, fields_[1].launchRecord + 20, getU32(bytes, fields_[1].launchRecord + 20) + 16);
+  reseal(bytes);
+  std::string error = loadError(bytes);
+  EXPECT_TRUE(startsWith(error, "corrupted (" + entryName(1) + ": ")) << error;
+  EXPECT_NE(error.find("the launch record says"), std::string::npos) << error;
+  bytes = good_;
+  putU32(bytes, fields_[1].launchRecord, 1);
+  reseal(bytes);
+  error = loadError(bytes);
+  EXPECT_NE(error.find("launch record: kernel ABI 1, this runtime launches ABI 2"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(BundleDamage, EqualCodeObjectsAreStoredOnceAndShared) {
+  std::vector<BundleInput> inputs = small_.inputs;
+  ASSERT_GE(inputs.size(), 3u);
+  inputs[2].hsaco = inputs[0].hsaco; // one tiling class
+  inputs[2].kernel = inputs[0].kernel;
+  inputs[2].launch = inputs[0].launch;
+  const std::vector<uint8_t> shared = encodeOrDie(testHeader(), inputs);
+  const std::vector<uint8_t> separate = encodeOrDie(testHeader(), small_.inputs);
+  EXPECT_LT(shared.size(), separate.size());
+  Result<Bundle> bundle = Bundle::fromBytes(shared);
+  ASSERT_TRUE(bundle.ok()) << bundle.error();
+  const Bundle::Kernel *a = bundle.value().find(inputs[0].spec);
+  const Bundle::Kernel *b = bundle.value().find(inputs[2].spec);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->hsaco, b->hsaco);
+  EXPECT_TRUE(std::equal(a->hsaco, a->hsaco + a->hsacoSize, inputs[0].hsaco.begin(),
+                         inputs[0].hsaco.end()));
+  EXPECT_EQ(a->launch, b->launch);
 }
 
 TEST_F(BundleDamage, MisalignedAndEmptyCodeObjects) {

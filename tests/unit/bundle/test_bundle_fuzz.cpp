@@ -129,6 +129,7 @@ std::string errorKind(const std::string &error) {
   static const char *const kKinds[] = {"truncated (",
                                        "not an mxforge bundle (",
                                        "bundle format version ",
+                                       "written by an older mxforge (bundle format ",
                                        "trailing bytes (",
                                        "corrupted (file checksum mismatch)",
                                        "corrupted (header",

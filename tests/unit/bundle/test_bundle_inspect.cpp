@@ -56,6 +56,11 @@ BundleInput realInput(const std::string &hsacoName, const std::string &spec) {
   EXPECT_TRUE(infos.ok()) << infos.error();
   if (infos.ok())
     input.kernel = infos.value().front();
+  input.launch.workgroupSize = 64;
+  input.launch.gridX = 1;
+  input.launch.rowsPerWorkgroup = 16;
+  input.launch.ldsBytes = input.kernel.ldsBytes;
+  input.launch.maxRows = 256;
   input.spec = printSpec(parseSpec(spec).value());
   return input;
 }
@@ -90,8 +95,8 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
   std::string expectedHeader = "decode.mxfb: mxforge bundle, 3 kernels, " +
                                std::to_string(bundle.value().bytes().size()) +
                                " bytes\n"
-                               "  format version:     1\n"
-                               "  kernel ABI:         1\n"
+                               "  format version:     2\n"
+                               "  kernel ABI:         2\n"
                                "  template revision:  " +
                                std::to_string(kTemplateRevision) +
                                "\n"
@@ -107,7 +112,8 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
   std::string headerRow = run.out.substr(header + 1, run.out.find('\n', header + 1) - header - 1);
   size_t column = 0;
   for (const char *name : {"VGPRs", "AGPRs", "SGPRs", "LDS", "scratch", "waves/SIMD", "bytes",
-                           "sha256", "spec", "kernel"}) {
+                           "wg", "grid.x", "rows/wg", "max m", "code", "sha256", "spec",
+                           "kernel"}) {
     column = headerRow.find(std::string(" ") + name, column);
     ASSERT_NE(column, std::string::npos) << name << " in " << headerRow;
   }
@@ -137,6 +143,11 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
                                          std::to_string(info.scratchBytes),
                                          "",
                                          std::to_string(kernel.hsacoSize),
+                                         std::to_string(kernel.launch.workgroupSize),
+                                         std::to_string(kernel.launch.gridX),
+                                         std::to_string(kernel.launch.rowsPerWorkgroup),
+                                         std::to_string(kernel.launch.maxRows),
+                                         "#" + std::to_string(i),
                                          kernel.checksum.hex().substr(0, 12)};
     ASSERT_EQ(cells.size(), expected.size()) << line;
     for (size_t c = 0; c < cells.size(); ++c) {

@@ -82,8 +82,8 @@ TEST_F(BundleWriter, RejectsKernelInfosTheLoaderWouldReject) {
 }
 
 TEST_F(BundleWriter, RejectsBadHeaders) {
-  header_.formatVersion = 2;
-  EXPECT_EQ(encodeError(), "cannot write bundle format version 2, this writer writes 1");
+  header_.formatVersion = 1;
+  EXPECT_EQ(encodeError(), "cannot write bundle format version 1, this writer writes 2");
   header_ = testHeader();
   header_.llvmVersion.assign(300, 'x');
   EXPECT_EQ(encodeError(),

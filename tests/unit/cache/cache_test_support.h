@@ -54,6 +54,10 @@ inline CodeObject fakeCodeObject(int index, std::mt19937_64 &rng, size_t hsacoBy
   object.kernel.maxWorkgroupSize = 256;
   object.kernel.args = {argInfo("x", "global_buffer", 0, 8), argInfo("q", "global_buffer", 8, 8),
                         argInfo("s", "global_buffer", 16, 8), argInfo("rows", "by_value", 24, 4)};
+  object.launch.workgroupSize = 256;
+  object.launch.gridX = uint32_t(index + 1);
+  object.launch.rowsPerWorkgroup = 16;
+  object.launch.maxRows = 256;
   object.hsaco.resize(hsacoBytes);
   for (uint8_t &byte : object.hsaco)
     byte = uint8_t(rng());
@@ -83,7 +87,7 @@ inline bool sameObject(const CodeObject &a, const CodeObject &b) {
       return false;
   }
   const KernelInfo &x = a.kernel, &y = b.kernel;
-  return a.hsaco == b.hsaco && a.spec == b.spec && x.name == y.name && x.target == y.target &&
+  return a.hsaco == b.hsaco && a.spec == b.spec && a.launch == b.launch && x.name == y.name && x.target == y.target &&
          x.codeObjectVersion == y.codeObjectVersion && x.kernargSize == y.kernargSize &&
          x.kernargAlign == y.kernargAlign && x.vgprCount == y.vgprCount &&
          x.agprCount == y.agprCount && x.sgprCount == y.sgprCount &&

@@ -7,7 +7,7 @@
 
 #include "compiler/cache/cache_entry.h"
 
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"
 #include "tests/unit/cache/cache_test_support.h"
 #include "tests/unit/test_seed.h"
@@ -85,7 +85,8 @@ TEST_F(CacheEntry, RoundTripsVariedObjects) {
     CodeObject object = fakeCodeObject(i, rng_, 1 + rng_() % 20000);
     object.kernel.args.resize(rng_() % (object.kernel.args.size() + 1));
     object.kernel.wavefrontSize = rng_() % 2 ? 32 : 64;
-    object.kernel.ldsBytes = uint32_t(rng_());
+    object.kernel.ldsBytes = uint32_t(rng_() % (160 * 1024));
+    object.launch.ldsBytes = object.kernel.ldsBytes;
     Sha256Digest key = fakeKey(object);
     std::vector<uint8_t> bytes = encodeCacheEntry(key, object);
     Result<CodeObject> back = decodeCacheEntry(bytes.data(), bytes.size(), key, object.spec);
@@ -123,8 +124,12 @@ TEST_F(CacheEntry, EveryBitFlipIsDetectedByTheRightCheck) {
       EXPECT_EQ(message, "not an mxforge cache entry (bad magic)");
     } else if (byte < 12) {
       uint32_t version = kCacheEntryFormatVersion ^ (uint32_t(1) << (8 * (byte - 8) + bit));
-      EXPECT_EQ(message, "cache entry format version " + std::to_string(version) +
-                             ", expected 1");
+      EXPECT_EQ(message, version < kCacheEntryFormatVersion
+                             ? "written by an older mxforge (cache entry format " +
+                                   std::to_string(version) + ", this one reads format " +
+                                   std::to_string(kCacheEntryFormatVersion) + ")"
+                             : "cache entry format version " + std::to_string(version) +
+                                   ", expected " + std::to_string(kCacheEntryFormatVersion));
     } else if (byte < 44) {
       EXPECT_EQ(message, "entry belongs to another key");
     } else if (byte < 52) {
@@ -174,12 +179,21 @@ TEST_F(CacheEntry, AnotherSpecUnderTheSameKeyIsRejected) {
 }
 
 TEST_F(CacheEntry, OtherFormatVersionsAreRejected) {
-  for (uint32_t version : {0u, 2u, 0xffffffffu}) {
+  // Entries of older mxforge releases (format 1 had no launch record) say
+  // so; unknown newer ones give the plain mismatch.
+  for (uint32_t version : {0u, 1u}) {
+    std::vector<uint8_t> bytes = bytes_;
+    for (int i = 0; i < 4; ++i)
+      bytes[8 + i] = uint8_t(version >> (8 * i));
+    EXPECT_EQ(error(bytes), "written by an older mxforge (cache entry format " +
+                                std::to_string(version) + ", this one reads format 2)");
+  }
+  for (uint32_t version : {3u, 0xffffffffu}) {
     std::vector<uint8_t> bytes = bytes_;
     for (int i = 0; i < 4; ++i)
       bytes[8 + i] = uint8_t(version >> (8 * i));
     EXPECT_EQ(error(bytes),
-              "cache entry format version " + std::to_string(version) + ", expected 1");
+              "cache entry format version " + std::to_string(version) + ", expected 2");
   }
 }
 
@@ -217,6 +231,7 @@ TEST_F(CacheEntry, PayloadsThatDoNotDecodeAreRejectedWithTheField) {
   ByteWriter badLength;
   badLength.string(object_.spec);
   encodeKernelInfo(badLength, object_.kernel);
+  encodeLaunchRecord(badLength, object_.launch);
   badLength.u64(100);
   badLength.raw(object_.hsaco.data(), 10);
   EXPECT_EQ(error(entryAround(key_, badLength.bytes())),
@@ -226,6 +241,7 @@ TEST_F(CacheEntry, PayloadsThatDoNotDecodeAreRejectedWithTheField) {
   ByteWriter empty;
   empty.string(object_.spec);
   encodeKernelInfo(empty, object_.kernel);
+  encodeLaunchRecord(empty, object_.launch);
   empty.u64(0);
   EXPECT_EQ(error(entryAround(key_, empty.bytes())),
             "payload does not decode: code object is empty");
@@ -235,15 +251,41 @@ TEST_F(CacheEntry, PayloadsThatDoNotDecodeAreRejectedWithTheField) {
   KernelInfo info = object_.kernel;
   info.wavefrontSize = 48;
   encodeKernelInfo(badInfo, info);
+  encodeLaunchRecord(badInfo, object_.launch);
   badInfo.u64(object_.hsaco.size());
   badInfo.raw(object_.hsaco);
   EXPECT_EQ(error(entryAround(key_, badInfo.bytes())),
             "payload does not decode: wavefront size 48 is neither 32 nor 64");
 
+  // A launch record that disagrees with the code object's metadata, and one
+  // of an older kernel ABI: nothing may launch either.
+  ByteWriter badRecord;
+  badRecord.string(object_.spec);
+  encodeKernelInfo(badRecord, object_.kernel);
+  LaunchRecord record = object_.launch;
+  record.ldsBytes = object_.kernel.ldsBytes + 1024;
+  encodeLaunchRecord(badRecord, record);
+  badRecord.u64(object_.hsaco.size());
+  badRecord.raw(object_.hsaco);
+  EXPECT_EQ(error(entryAround(key_, badRecord.bytes())),
+            "payload does not decode: " + object_.kernel.name +
+                ": the launch record says 1024 LDS bytes, the code object's metadata 0");
+  ByteWriter oldAbi;
+  oldAbi.string(object_.spec);
+  encodeKernelInfo(oldAbi, object_.kernel);
+  record = object_.launch;
+  record.abiVersion = 1;
+  encodeLaunchRecord(oldAbi, record);
+  oldAbi.u64(object_.hsaco.size());
+  oldAbi.raw(object_.hsaco);
+  EXPECT_EQ(error(entryAround(key_, oldAbi.bytes())),
+            "payload does not decode: launch record: kernel ABI 1, this runtime launches ABI 2");
+
   // The helper itself makes good entries: the failures above are the fields'.
   ByteWriter good;
   good.string(object_.spec);
   encodeKernelInfo(good, object_.kernel);
+  encodeLaunchRecord(good, object_.launch);
   good.u64(object_.hsaco.size());
   good.raw(object_.hsaco);
   EXPECT_EQ(entryAround(key_, good.bytes()), bytes_);

@@ -132,8 +132,12 @@ TEST_F(DiskCacheTest, EmptyForeignAndOtherVersionFilesAreRejectedAndReplaced) {
   expectRejectedThenReplaced(object, std::vector<uint8_t>(text.begin(), text.end()),
                              "not an mxforge cache entry (bad magic)");
   std::vector<uint8_t> bytes = encodeCacheEntry(fakeKey(object), object);
-  bytes[8] = 2;
-  expectRejectedThenReplaced(object, bytes, "cache entry format version 2, expected 1");
+  bytes[8] = 3;
+  expectRejectedThenReplaced(object, bytes, "cache entry format version 3, expected 2");
+  bytes[8] = 1;
+  expectRejectedThenReplaced(object, bytes,
+                             "written by an older mxforge (cache entry format 1, this one reads "
+                             "format 2)");
 }
 
 TEST_F(DiskCacheTest, SwappedEntriesAreRejectedAndReplaced) {

@@ -16,10 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
 #include "spec/kernel_spec.h"
 #include "support/sha256.h"
-#include "templates/template_revision.h"
+#include "abi/versions.h"
 
 #include <gtest/gtest.h>
 
@@ -90,7 +89,6 @@ std::string canonical(const char *text) {
 }
 
 std::string gpuStageText(const std::string &canonicalSpec) {
-  installDefaultSpecFrontend();
   Result<KernelSpec> spec = parseSpec(canonicalSpec);
   if (!spec.ok())
     return "<invalid spec: " + spec.error() + ">";
@@ -149,7 +147,7 @@ void writeGoldenFile() {
          "# Lines: <kTemplateRevision> <canonical spec> <sha256 of the IR text>.\n"
          "#\n"
          "# When the test fails because a hash changed, the templates now emit different\n"
-         "# code: bump kTemplateRevision in templates/template_revision.h (so that cached\n"
+         "# code: bump kTemplateRevision in abi/versions.h (so that cached\n"
          "# code objects of the old templates are no longer used), rebuild, then rewrite\n"
          "# this file with\n"
          "#   MXFORGE_REGENERATE_GOLDEN=1 <build>/tests/unit/cache/cache_golden_tests\n"
@@ -222,7 +220,7 @@ TEST(TemplateRevision, GoldenHashesMatch) {
     }
     EXPECT_EQ(found->second, hash)
         << "template output changed for " << spec
-        << ": bump kTemplateRevision in templates/template_revision.h and " << regenerate;
+        << ": bump kTemplateRevision in abi/versions.h and " << regenerate;
   }
   for (const auto &[spec, hash] : golden.hashes)
     EXPECT_TRUE(currentHashes().count(spec))

@@ -150,8 +150,13 @@ TEST(CApiErrors, LaunchAndMemoryArgumentsAreChecked) {
   EXPECT_EQ(mxf_launch(other.get(), kernel, 1, buffers, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(lastError(), "mxf_launch: the kernel does not belong to this context");
   void *shifted[3] = {buffers[0], static_cast<char *>(buffers[1]) + 1, buffers[2]};
-  EXPECT_EQ(mxf_launch(context.get(), kernel, 1, shifted, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+  // The buffers are sized for the bucket (2 rows): one byte short of that
+  // is too small for m=2, and still enough for the m=1 rows a launch of one
+  // row touches.
+  EXPECT_EQ(mxf_launch(context.get(), kernel, 2, shifted, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("operand q has"), std::string::npos) << lastError();
+  EXPECT_NE(lastError().find("for m=2 rows"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_launch(context.get(), kernel, 1, shifted, 3, nullptr), MXF_SUCCESS) << lastError();
   void *withNull[3] = {buffers[0], nullptr, buffers[2]};
   EXPECT_EQ(mxf_launch(context.get(), kernel, 1, withNull, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(lastError(), "mxf_launch: operand q is NULL");

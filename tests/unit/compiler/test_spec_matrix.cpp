@@ -12,9 +12,9 @@
 #include "codeobj/disassembler.h"
 #include "codeobj/occupancy.h"
 #include "compiler/compiler.h"
-#include "compiler/default_frontend.h"
-#include "dialects/mxf/kernel_signature.h"
-#include "templates/tiling.h"
+#include "abi/operands.h"
+#include "templates/registry.h"
+#include "templates/rotate_quant/tiling.h"
 #include "tests/support/spec_matrix.h"
 
 #include "llvm/Object/ELFObjectFile.h"
@@ -59,7 +59,7 @@ std::vector<std::string> undefinedSymbols(const std::vector<uint8_t> &hsaco) {
 
 class SpecMatrix : public ::testing::TestWithParam<KernelSpec> {
 protected:
-  static void SetUpTestSuite() { installDefaultSpecFrontend(); }
+
 };
 
 TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
@@ -74,13 +74,21 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   const KernelInfo &info = compiled.value().kernel;
   const KernelTiling tiling = chooseRotateQuantTiling(spec);
 
-  EXPECT_EQ(info.name, kernelName(spec));
+  // Compiled for its code spec (M set to the tiling class), launched as the
+  // template recorded, with the arguments abi/ declares.
+  const KernelSpec codeSpec = codeSpecFor(spec).value();
+  EXPECT_EQ(info.name, kernelName(codeSpec));
+  EXPECT_EQ(compiled.value().spec, printSpec(codeSpec));
+  EXPECT_TRUE(compiled.value().launch.checkAgainst(info).ok());
+  EXPECT_EQ(compiled.value().launch.workgroupSize, uint32_t(tiling.workgroupSize()));
   EXPECT_EQ(info.scratchBytes, 0u);
   EXPECT_EQ(info.vgprSpillCount, 0u);
   EXPECT_EQ(info.sgprSpillCount, 0u);
   EXPECT_EQ(info.ldsBytes, uint32_t(tiling.ldsBytes));
   EXPECT_EQ(info.maxWorkgroupSize, uint32_t(tiling.workgroupSize()));
-  EXPECT_EQ(info.explicitArgCount(), isLearned(spec.rot) ? 5u : 4u);
+  EXPECT_EQ(info.explicitArgCount(),
+            kernelOperands(spec).size() + kernelScalarArgs(spec).size()); // x,[r],q,s,m,strides
+  EXPECT_EQ(info.explicitArgCount(), isLearned(spec.rot) ? 7u : 6u);
   EXPECT_LE(info.vgprCount, kVgprBudget);
   EXPECT_EQ(undefinedSymbols(compiled.value().hsaco), std::vector<std::string>{});
 
@@ -135,7 +143,6 @@ INSTANTIATE_TEST_SUITE_P(RotateQuant, SpecMatrix,
 // code generation pipeline. Every spec in Release; every 8th under the
 // sanitizers, where a compile is ~10x slower.
 TEST(SpecMatrixReuse, EarlierCompilesDoNotChangeTheCode) {
-  installDefaultSpecFrontend();
 #if defined(__SANITIZE_ADDRESS__)
   constexpr size_t kStride = 8;
 #else

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 #include "dialects/mxf/mxf_api.h"
 #include "dialects/mxf/mxf_dialect.h"
 

@@ -36,6 +36,10 @@ inline CodeObject fakeCodeObject(const KernelSpec &spec) {
   object.kernel.kernargAlign = 8;
   object.kernel.maxWorkgroupSize = 256;
   object.kernel.args = {{"x", "global_buffer", "global", 0, 8}};
+  object.launch.workgroupSize = 256;
+  object.launch.gridX = 1;
+  object.launch.rowsPerWorkgroup = 16;
+  object.launch.maxRows = uint32_t(spec.M);
   return object;
 }
 
@@ -69,7 +73,7 @@ inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &
   std::vector<BundleInput> inputs;
   for (const std::string &text : specs) {
     CodeObject object = fakeCodeObject(specOf(text));
-    inputs.push_back({object.spec, object.kernel, object.hsaco});
+    inputs.push_back({object.spec, object.kernel, object.launch, object.hsaco});
   }
   BundleHeaderInfo header;
   header.mxforgeVersion = "test";

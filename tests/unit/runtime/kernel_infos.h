@@ -11,7 +11,7 @@
 #ifndef MXFORGE_TESTS_UNIT_RUNTIME_KERNEL_INFOS_H
 #define MXFORGE_TESTS_UNIT_RUNTIME_KERNEL_INFOS_H
 
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 
 #include <string>
 

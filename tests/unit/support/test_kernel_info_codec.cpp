@@ -1,6 +1,6 @@
 //===- test_kernel_info_codec.cpp - KernelInfo <-> bytes ------------------===//
 
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 #include "tests/unit/test_seed.h"
 
 #include <gtest/gtest.h>

@@ -7,12 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "templates/rotate_quant_template.h"
-#include "templates/tiling.h"
+#include "templates/rotate_quant/rotate_quant_template.h"
+#include "templates/rotate_quant/tiling.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -73,7 +74,10 @@ TEST(RotateQuantTemplate, GridOfSpecsBuildsVerifiedKernels) {
         ASSERT_TRUE(kernel.func) << printSpec(spec);
         ASSERT_TRUE(mlir::succeeded(mlir::verify(*kernel.module))) << printSpec(spec);
         const bool learned = isLearned(spec.rot);
-        EXPECT_EQ(kernel.func.getNumArguments(), learned ? 5u : 4u) << printSpec(spec);
+        // x, [r], q, s, then m, x_stride, q_stride (abi/operands.h).
+        EXPECT_EQ(kernel.func.getNumArguments(), learned ? 7u : 6u) << printSpec(spec);
+        EXPECT_EQ(countOps<mlir::memref::ReinterpretCastOp>(kernel.func), 2u)
+            << "x and q are addressed through their row strides\n" << printSpec(spec);
         // Per output block: 2 tiles x RS/32 chunks MFMAs. Up to two output
         // blocks are unrolled; larger rotations loop over them (one body).
         const size_t outBlocks = size_t(rs / 32), unrolled = outBlocks <= 2 ? outBlocks : 1;

@@ -1,6 +1,7 @@
 //===- test_tiling.cpp - Launch geometry and template support -------------===//
 
-#include "templates/tiling.h"
+#include "templates/rotate_quant/family.h"
+#include "templates/rotate_quant/tiling.h"
 
 #include <gtest/gtest.h>
 
@@ -15,14 +16,20 @@ KernelSpec spec(const char *text) {
   return parsed.value();
 }
 
+/// The grid the launch record of `text`'s code spec gives for m rows.
+std::array<uint32_t, 3> gridFor(const char *text, uint32_t m) {
+  return rotateQuantLaunchRecord(spec(text)).gridFor(m);
+}
+
 TEST(Tiling, OneWavePerRotationBlockAndSixteenTokens) {
   KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=64,M=16"));
   EXPECT_EQ(t.channelsPerUnit, 64);
   EXPECT_EQ(t.unitsPerRow, 64);
   EXPECT_EQ(t.workgroupSize(), 256);
-  EXPECT_EQ(t.gridFor(1), (std::array<uint32_t, 3>{16, 1, 1}));
-  EXPECT_EQ(t.gridFor(16), (std::array<uint32_t, 3>{16, 1, 1}));
-  EXPECT_EQ(t.gridFor(17), (std::array<uint32_t, 3>{16, 2, 1}));
+  const char *text = "rotate_quant:K=4096,RS=64,M=32";
+  EXPECT_EQ(gridFor(text, 1), (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(gridFor(text, 16), (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(gridFor(text, 17), (std::array<uint32_t, 3>{16, 2, 1}));
   EXPECT_EQ(t.ldsBytes, 0);
 }
 
@@ -30,15 +37,22 @@ TEST(Tiling, NoRotationTakes64ChannelsPerWave) {
   KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=256,M=1"));
   EXPECT_EQ(t.channelsPerUnit, 64);
   EXPECT_EQ(t.unitsPerRow, 4);
-  EXPECT_EQ(t.gridFor(1), (std::array<uint32_t, 3>{1, 1, 1}));
-  KernelTiling wide = chooseRotateQuantTiling(spec("rotate_quant:K=4096,M=16"));
-  EXPECT_EQ(wide.gridFor(16), (std::array<uint32_t, 3>{16, 1, 1}));
+  EXPECT_EQ(gridFor("rotate_quant:K=256,M=1", 1), (std::array<uint32_t, 3>{1, 1, 1}));
+  EXPECT_EQ(gridFor("rotate_quant:K=4096,M=16", 16), (std::array<uint32_t, 3>{16, 1, 1}));
+  // An odd number of scale blocks: one block (32 channels) per wave.
+  KernelTiling odd = chooseRotateQuantTiling(spec("rotate_quant:K=96,M=1"));
+  EXPECT_EQ(odd.channelsPerUnit, 32);
+  EXPECT_EQ(odd.unitsPerRow, 3);
 }
 
 TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
   KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
   EXPECT_TRUE(t.fillsScalePadding);
-  EXPECT_EQ(t.gridFor(3)[1], 16u); // pad256(3) / 16
+  const LaunchRecord record =
+      rotateQuantLaunchRecord(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
+  EXPECT_EQ(record.rowPadding, 256u);
+  EXPECT_EQ(record.gridFor(3)[1], 16u); // pad256(3) / 16
+  EXPECT_EQ(record.gridFor(257)[1], 32u);
 }
 
 TEST(Tiling, LearnedRotationIsStagedInLds) {
@@ -80,9 +94,11 @@ TEST(Tiling, PerBlockRotationGoesThroughEachWavesLds) {
 
 TEST(Tiling, UnsupportedSpecsAreNamed) {
   auto message = [](const char *text) { return checkRotateQuantSupported(spec(text)).message(); };
-  EXPECT_TRUE(checkRotateQuantSupported(spec("rotate_quant:K=16384,RS=256,M=256")).ok());
-  EXPECT_NE(message("rotate_quant:K=4160,M=1").find("K=4160"), std::string::npos);
-  EXPECT_NE(message("rotate_quant:K=32768,M=1").find("K=32768"), std::string::npos);
+  // Every K the spec accepts: multiples of 32 and of RS up to 65536.
+  for (const char *text : {"rotate_quant:K=16384,RS=256,M=256", "rotate_quant:K=4160,M=1",
+                           "rotate_quant:K=32,M=1", "rotate_quant:K=25600,RS=128,M=1",
+                           "rotate_quant:K=65536,RS=256,rot=learned,M=256"})
+    EXPECT_TRUE(checkRotateQuantSupported(spec(text)).ok()) << text;
   EXPECT_NE(message("rotate_quant:K=4096,fmt=fp8_e4m3").find("fmt=fp8_e4m3"), std::string::npos);
   EXPECT_NE(message("rotate_quant:K=4096,RS=32,rot=hadamard_butterfly").find("hadamard_butterfly"),
             std::string::npos);

@@ -1,4 +1,4 @@
-//===- kernel_signature.cpp - Kernel name and operands of a spec ----------===//
+//===- operands.cpp - The kernel ABI: names, operands, by-value arguments -===//
 //
 // Shapes follow numerics/reference.h and ../shared/docs/MX_LAYOUTS.md, through
 // the numerics/ functions that define them (packedBytes, a4w4ShuffledShape,
@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/mxf/kernel_signature.h"
+#include "abi/operands.h"
 
 #include "numerics/layouts.h"
 #include "numerics/moe_sorting.h"
@@ -50,19 +50,21 @@ KernelOperand scaleOperand(const char *name, const KernelSpec &spec, int64_t row
 
 /// Packed codes: rows x packedBytes(fmt, K).
 KernelOperand codesOperand(const char *name, const KernelSpec &spec, int64_t rows,
-                           const std::string &rowsWhy, bool written) {
+                           const std::string &rowsWhy, bool written,
+                           const char *rowStrideArg = nullptr) {
   const int bits = formatInfo(spec.fmt).bits;
   return {name,
           OperandElement::I8,
           {rows, static_cast<int64_t>(packedBytes(spec.fmt, static_cast<size_t>(spec.K)))},
           written,
           rowsWhy + ", K=" + str(spec.K) + ", fmt=" + fmtName(spec.fmt) + " (" + str(bits) +
-              "-bit codes, K*" + str(bits) + "/8 bytes per row)"};
+              "-bit codes, K*" + str(bits) + "/8 bytes per row)",
+          rowStrideArg};
 }
 
 KernelOperand bf16Rows(const char *name, int64_t rows, int64_t cols, const std::string &why,
-                       bool written) {
-  return {name, OperandElement::Bf16, {rows, cols}, written, why};
+                       bool written, const char *rowStrideArg = nullptr) {
+  return {name, OperandElement::Bf16, {rows, cols}, written, why, rowStrideArg};
 }
 
 void addRotation(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
@@ -93,14 +95,58 @@ const char *operandElementName(OperandElement element) {
   return "?";
 }
 
-bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
-
-int64_t moeCapacity(const KernelSpec &spec) {
-  return static_cast<int64_t>(moeSortedCapacity(spec.M, spec.topk, spec.E, spec.block));
+uint64_t elementBytes(OperandElement element) {
+  switch (element) {
+  case OperandElement::Bf16:
+    return 2;
+  case OperandElement::I8:
+    return 1;
+  case OperandElement::I32:
+    return 4;
+  }
+  return 1;
 }
 
-int64_t moeBlocks(const KernelSpec &spec) {
-  return spec.block > 0 ? (moeCapacity(spec) + spec.block - 1) / spec.block : 0;
+int64_t KernelOperand::rowElements() const {
+  int64_t n = 1;
+  for (size_t d = 1; d < shape.size(); ++d)
+    n *= shape[d];
+  return n;
+}
+
+uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
+  const uint64_t element = elementBytes(operand.element);
+  if (operand.shape.empty())
+    return element;
+  const uint64_t rows = uint64_t(operand.shape[0]);
+  if (rows == 0)
+    return 0;
+  const uint64_t row = uint64_t(operand.rowElements());
+  if (!operand.strided())
+    return rows * row * element;
+  return ((rows - 1) * uint64_t(rowStride) + row) * element;
+}
+
+bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
+
+std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
+  std::vector<ScalarArg> args;
+  if (kernelHasRowsOperand(spec.op))
+    args.push_back({"m", "rows of this launch (1 <= m <= the code object's limit)"});
+  for (const KernelOperand &operand : kernelOperands(spec))
+    if (operand.strided())
+      args.push_back({operand.rowStrideArg, operand.element == OperandElement::I8
+                                                ? "row stride in bytes (>= the row's bytes)"
+                                                : "row stride in elements (>= K)"});
+  return args;
+}
+
+int64_t moeCapacity(const KernelSpec &spec, int64_t rows) {
+  return static_cast<int64_t>(moeSortedCapacity(size_t(rows), spec.topk, spec.E, spec.block));
+}
+
+int64_t moeBlocks(const KernelSpec &spec, int64_t rows) {
+  return spec.block > 0 ? (moeCapacity(spec, rows) + spec.block - 1) / spec.block : 0;
 }
 
 std::string kernelName(const KernelSpec &spec) {
@@ -139,32 +185,60 @@ std::string kernelName(const KernelSpec &spec) {
   return name;
 }
 
+namespace {
+std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, const std::string &R);
+} // namespace
+
+// The derivations name the bucket M for the static shapes and m for a
+// launch's rows.
 std::vector<KernelOperand> kernelOperands(const KernelSpec &spec) {
+  return operandsAt(spec, spec.M, "M");
+}
+
+std::vector<KernelOperand> kernelOperands(const KernelSpec &spec, int64_t rows) {
+  return operandsAt(spec, rows, "m");
+}
+
+Result<KernelOperand> findKernelOperand(const KernelSpec &spec, int64_t rows,
+                                        const std::string &name) {
+  std::string names;
+  for (KernelOperand &operand : kernelOperands(spec, rows)) {
+    if (name == operand.name)
+      return std::move(operand);
+    names += names.empty() ? "" : ", ";
+    names += operand.name;
+  }
+  return Result<KernelOperand>::failure("'" + name + "' is not an operand of " + printSpec(spec) +
+                                        " (its operands: " + names + ")");
+}
+
+namespace {
+std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, const std::string &R) {
   std::vector<KernelOperand> ops;
-  const int64_t k = spec.K, m = spec.M, n = spec.N;
-  const std::string mWhy = "M=" + str(m);
+  const int64_t k = spec.K, m = rows, n = spec.N;
+  const std::string mWhy = R + "=" + str(m);
   const std::string nWhy = "N=" + str(n);
   switch (spec.op) {
   case KernelOp::RotateQuant:
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
     addRotation(spec, ops);
-    ops.push_back(codesOperand("q", spec, m, mWhy, true));
+    ops.push_back(codesOperand("q", spec, m, mWhy, true, "q_stride"));
     ops.push_back(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true));
     break;
   case KernelOp::RotateQuantMoe: {
-    const int64_t capacity = moeCapacity(spec), blocks = moeBlocks(spec);
-    const std::string sortWhy = "M=" + str(m) + ", topk=" + str(spec.topk) + ", E=" + str(spec.E) +
+    const int64_t capacity = moeCapacity(spec, m), blocks = moeBlocks(spec, m);
+    const std::string sortWhy = R + "=" + str(m) + ", topk=" + str(spec.topk) + ", E=" + str(spec.E) +
                                 ", block=" + str(spec.block);
     const std::string capWhy =
-        sortWhy + " (capacity M*topk + E*block - topk = " + str(capacity) + ")";
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+        sortWhy + " (capacity " + R + "*topk + E*block - topk = " + str(capacity) + ")";
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
     addRotation(spec, ops);
     ops.push_back({"topk_ids",
                    OperandElement::I32,
                    {m, spec.topk},
                    false,
-                   mWhy + ", topk=" + str(spec.topk) + " ([M, topk])"});
-    ops.push_back(codesOperand("q", spec, m, mWhy + " (token order)", true));
+                   mWhy + ", topk=" + str(spec.topk) + " ([" + R + ", topk])"});
+    ops.push_back(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"));
     ops.push_back(scaleOperand("s", spec, capacity,
                                "capacity=" + str(capacity) + " (" + sortWhy + ", sorted order)",
                                kMoeRowPadding, true));
@@ -178,7 +252,7 @@ std::vector<KernelOperand> kernelOperands(const KernelSpec &spec) {
     break;
   }
   case KernelOp::RotateQuantGemm:
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([M, K])", false));
+    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
     addRotation(spec, ops);
     ops.push_back({"w_q",
                    OperandElement::I8,
@@ -187,7 +261,7 @@ std::vector<KernelOperand> kernelOperands(const KernelSpec &spec) {
                    nWhy + ", K=" + str(k) + ", wlayout=" + weightLayoutName(spec.wlayout) +
                        " (fp4 codes, [N, K/2] bytes)"});
     ops.push_back(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false));
-    ops.push_back(bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([M, N])", true));
+    ops.push_back(bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"));
     break;
   case KernelOp::QuantWeight: {
     ops.push_back(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false));
@@ -201,5 +275,6 @@ std::vector<KernelOperand> kernelOperands(const KernelSpec &spec) {
   }
   return ops;
 }
+} // namespace
 
 } // namespace mxf

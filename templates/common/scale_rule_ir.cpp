@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "templates/scale_rule_ir.h"
+#include "templates/common/scale_rule_ir.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 

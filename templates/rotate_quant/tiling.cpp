@@ -1,17 +1,10 @@
 //===- tiling.cpp - How a spec's work is split over waves -----------------===//
 
-#include "templates/tiling.h"
+#include "templates/rotate_quant/tiling.h"
 
 #include <string>
 
 namespace mxf {
-namespace {
-
-uint32_t ceilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-
-constexpr int kMinK = 256, kMaxK = 16384;
-
-} // namespace
 
 Status checkRotateQuantSupported(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -23,9 +16,8 @@ Status checkRotateQuantSupported(const KernelSpec &spec) {
   if (spec.op != KernelOp::RotateQuant)
     return Status::failure(std::string("no template for op ") + kernelOpName(spec.op) +
                            " yet (only rotate_quant is generated)");
-  if (spec.K % 256 != 0 || spec.K < kMinK || spec.K > kMaxK)
-    return unsupported("K=" + std::to_string(spec.K) + " (K must be a multiple of 256 in " +
-                       std::to_string(kMinK) + ".." + std::to_string(kMaxK) + ")");
+  // Every K the spec accepts (a multiple of 32 and of RS, up to 65536): a
+  // wave's work never grows with K, only the number of waves does.
   if (spec.fmt != ElemFormat::E2M1)
     return unsupported(std::string("fmt=") + formatInfo(spec.fmt).specName + " (fp4 only)");
   if (spec.rot == RotationKind::HadamardButterfly)
@@ -45,7 +37,8 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   // sizes (K=4096, M <= 16) 64 waves instead of 16 spread over the CUs, and
   // a kernel a quarter the size to compile (256 channels took 660
   // instructions and 33 ms).
-  tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : 64;
+  // A K that is an odd number of 32-channel blocks takes one block per wave.
+  tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : spec.K % 64 == 0 ? 64 : 32;
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
   tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle;
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
@@ -79,14 +72,6 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
     tiling.ldsBytes = tiling.wavesPerWorkgroup * 32 * 32 * 2;
   }
   return tiling;
-}
-
-std::array<uint32_t, 3> KernelTiling::gridFor(int m) const {
-  uint32_t rows = uint32_t(m);
-  if (fillsScalePadding)
-    rows = ceilDiv(rows, 256) * 256;
-  return {ceilDiv(uint32_t(unitsPerRow), uint32_t(wavesPerWorkgroup)),
-          ceilDiv(rows, uint32_t(rowsPerTile)), 1};
 }
 
 } // namespace mxf

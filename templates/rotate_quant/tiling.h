@@ -1,8 +1,8 @@
 //===- tiling.h - How a spec's work is split over waves ----------*- C++ -*-===//
 //
-// One readable function decides the launch geometry of a kernel from its
-// spec (docs/templates.md explains the choice). Pure C++: the runtime needs
-// the grid for an actual M without linking MLIR.
+// One readable function decides how a kernel's work is split (docs/
+// templates.md explains the choice). The registry entry turns it into the
+// launch record the compiler stores with the code (abi/launch_record.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_TILING_H
@@ -19,7 +19,7 @@ namespace mxf {
 struct KernelTiling {
   int wavesPerWorkgroup = 4; // 256 lanes
   int rowsPerTile = 16;      // tokens per MFMA tile (the N of 16x16x32)
-  int channelsPerUnit = 0;   // channels one wave handles: RS, or 64 without rotation
+  int channelsPerUnit = 0;   // channels one wave handles: RS, or 64 (32) without rotation
   int unitsPerRow = 0;       // K / channelsPerUnit
   int workgroupSize() const { return wavesPerWorkgroup * 64; }
   /// A learned rotation shared by every block is staged in LDS by the whole
@@ -37,8 +37,6 @@ struct KernelTiling {
   /// Rows the kernel must visit for an actual M: M itself, or the a4w4
   /// shuffle's padding (pad256(M)) whose scale bytes the kernel fills.
   bool fillsScalePadding = false;
-  /// Workgroups for an actual row count 1 <= m <= the M bucket.
-  std::array<uint32_t, 3> gridFor(int m) const;
 };
 
 /// Whether the rotate_quant template can generate `spec` (a valid spec may

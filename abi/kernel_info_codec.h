@@ -10,7 +10,7 @@
 #define MXFORGE_RUNTIME_KERNEL_INFO_CODEC_H
 
 #include "numerics/status.h"
-#include "runtime/kernel_info.h"
+#include "abi/kernel_info.h"
 #include "support/byte_io.h"
 
 namespace mxf {

@@ -21,10 +21,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "templates/rotate_quant_template.h"
+#include "templates/rotate_quant/rotate_quant_template.h"
 
-#include "templates/scale_rule_ir.h"
-#include "templates/tiling.h"
+#include "templates/common/kernel_arguments.h"
+#include "templates/common/scale_rule_ir.h"
+#include "templates/rotate_quant/tiling.h"
 
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
@@ -58,49 +59,14 @@ namespace vector = mlir::vector;
 constexpr int kLanes = 64;
 constexpr int kTileRows = 16;
 
-/// The memref argument types of a rotate_quant kernel.
-struct KernelArgTypes {
-  mlir::MemRefType x, r, q, s;
-  bool hasRotationMatrix = false;
-};
-
-KernelArgTypes argTypesFor(mlir::MLIRContext *ctx, const KernelSpec &spec) {
-  KernelArgTypes types;
-  auto bf16 = mlir::BFloat16Type::get(ctx);
-  auto i8 = mlir::IntegerType::get(ctx, 8);
-  const int64_t m = spec.M, k = spec.K, rs = spec.RS;
-  types.x = mlir::MemRefType::get({m, k}, bf16);
-  types.q = mlir::MemRefType::get({m, int64_t(packedBytes(spec.fmt, size_t(k)))}, i8);
-  const int64_t cols = k / 32;
-  if (spec.layout == ScaleLayout::Plain) {
-    types.s = mlir::MemRefType::get({m, cols}, i8);
-  } else {
-    ScaleShape shape = a4w4ShuffledShape(size_t(m), size_t(cols), kA4W4RowPadding);
-    types.s = mlir::MemRefType::get({int64_t(shape.rows), int64_t(shape.cols)}, i8);
-  }
-  if (spec.rot == RotationKind::Learned) {
-    types.r = mlir::MemRefType::get({rs, rs}, bf16);
-    types.hasRotationMatrix = true;
-  } else if (spec.rot == RotationKind::LearnedPerBlock) {
-    types.r = mlir::MemRefType::get({k / rs, rs, rs}, bf16);
-    types.hasRotationMatrix = true;
-  }
-  return types;
-}
-
 class RotateQuantEmitter {
 public:
   RotateQuantEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                     const KernelTiling &tiling, const KernelArgTypes &types,
-                     mlir::gpu::GPUFuncOp func)
-      : b(b), spec(spec), tiling(tiling), types(types) {
-    unsigned arg = 0;
-    x = func.getArgument(arg++);
-    if (types.hasRotationMatrix)
-      r = func.getArgument(arg++);
-    q = func.getArgument(arg++);
-    s = func.getArgument(arg++);
-    m = func.getArgument(arg++);
+                     const KernelTiling &tiling, mlir::gpu::GPUFuncOp func)
+      : b(b), spec(spec), tiling(tiling), args(spec, func) {
+    r = args.get("r");
+    s = args.get("s");
+    m = args.get("m");
     if (tiling.ldsBytes > 0)
       lds = func.getWorkgroupAttributions().front();
   }
@@ -117,6 +83,13 @@ public:
     rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
     row = add(mulBy(rowTile, kTileRows), token);
     mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
+    // x and q as m rows their row strides apart (an engine's views); the
+    // static shapes of the arguments are only the spec's M.
+    auto strideOf = [&](const char *name) {
+      return arith::IndexCastOp::create(b, b.getIndexType(), args.get(name));
+    };
+    x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
+    q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
     rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
@@ -131,6 +104,7 @@ public:
     }
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
     Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
+    emitScaleColumnPadding(unit);
     if (tiling.stagesRotationInLds)
       return emitStagedBody(unit, unitValid, tid);
     // Waves past the last unit (K/unit not a multiple of the wave count) exit.
@@ -165,6 +139,27 @@ public:
       return work();
     ifElse(
         tileWhollyPastM(), [&] { ifThen(unitValid, [&] { emitPaddingOnlyUnit(unit); }); }, work);
+  }
+
+  /// a4w4_shuffle with K/32 not a multiple of 8: the shuffled rows have
+  /// columns past K/32 (padded to 8), which hold the padding byte. The wave
+  /// of the last unit writes them for every row it visits (its rows and the
+  /// padding rows up to pad256(m)), before anything that may leave early.
+  void emitScaleColumnPadding(Value unit) {
+    if (spec.layout != ScaleLayout::A4W4Shuffle)
+      return;
+    const int64_t blocks = spec.K / 32;
+    const int64_t paddedCols = args.bufferType("s").getDimSize(1);
+    if (paddedCols == blocks)
+      return;
+    Value lastUnit = cmp(arith::CmpIPredicate::eq, unit, idx(tiling.unitsPerRow - 1));
+    Value rowWritten = arith::OrIOp::create(b, rowValid, rowInPadding);
+    ifThen(arith::AndIOp::create(b, arith::AndIOp::create(b, lastUnit, rowWritten), isGroupZero),
+           [&] {
+             Value pad = arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte);
+             for (int64_t col = blocks; col < paddedCols; ++col)
+               storeScale(idx(col), pad);
+           });
   }
 
   /// The scale bytes of one unit's blocks for rows in [M, pad256(M)).
@@ -843,7 +838,7 @@ private:
   void prepareShuffledScales() {
     llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
     flatScales = mlir::memref::CollapseShapeOp::create(b, s, bothDims);
-    const int64_t paddedCols = types.s.getDimSize(1);
+    const int64_t paddedCols = args.bufferType("s").getDimSize(1);
     shuffledRowOffset = add(add(mulBy(divBy(row, 32), paddedCols * 32), mulBy(remBy(row, 16), 4)),
                             divBy(remBy(row, 32), 16));
   }
@@ -851,7 +846,7 @@ private:
   mlir::ImplicitLocOpBuilder &b;
   const KernelSpec &spec;
   const KernelTiling &tiling;
-  const KernelArgTypes &types;
+  const KernelArguments args;
   Value x, r, q, s, m, lds;
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
   Value flatScales, shuffledRowOffset; // a4w4_shuffle only
@@ -868,12 +863,7 @@ Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
                    mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
                    mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
   const KernelTiling tiling = chooseRotateQuantTiling(spec);
-  const KernelArgTypes types = argTypesFor(ctx, spec);
-
-  llvm::SmallVector<Type, 5> argTypes{types.x};
-  if (types.hasRotationMatrix)
-    argTypes.push_back(types.r);
-  argTypes.append({types.q, types.s, mlir::IntegerType::get(ctx, 32)});
+  const llvm::SmallVector<Type> argTypes = kernelArgumentTypes(ctx, spec);
 
   mlir::ImplicitLocOpBuilder b(mlir::NameLoc::get(mlir::StringAttr::get(ctx, kernelName)), ctx);
   b.setInsertionPointToEnd(module.getBody());
@@ -905,7 +895,7 @@ Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
   if (tightRegisterBudget)
     func->setAttr("rocdl.waves_per_eu", b.getI32IntegerAttr(8));
   b.setInsertionPointToStart(&func.getBody().front());
-  RotateQuantEmitter(b, spec, tiling, types, func).emitBody();
+  RotateQuantEmitter(b, spec, tiling, func).emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();
 }

@@ -1,6 +1,6 @@
 //===- kernel_info_codec.cpp - KernelInfo as bytes ------------------------===//
 
-#include "runtime/kernel_info_codec.h"
+#include "abi/kernel_info_codec.h"
 
 namespace mxf {
 

@@ -1,0 +1,106 @@
+//===- operands.h - The kernel ABI: names, operands, by-value arguments -*- C++ -*-===//
+//
+// What a KernelSpec implies for its kernel's interface, in plain C++ (no MLIR,
+// no LLVM). This is the one declaration of every op's operands; the dialect's
+// verifier, buildMxfModule, the templates' argument types, the runtime's
+// buffer checks and kernarg packing, the CLI's array names and shapes, the C
+// API and the e2e runner all derive from it (docs/abi.md):
+//  - kernelName(spec): the symbol name of the kernel (scheme in
+//    docs/dialect.md), deterministic and made of [A-Za-z0-9_] only;
+//  - kernelOperands(spec, rows): the buffer operands, in argument order, with
+//    element type, shape at `rows` rows, and which of them carry a row stride;
+//  - kernelScalarArgs(spec): the by-value i32 arguments after the buffers
+//    (the row count, then one row stride per strided operand).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_ABI_OPERANDS_H
+#define MXFORGE_ABI_OPERANDS_H
+
+#include "abi/versions.h"
+#include "numerics/status.h"
+#include "spec/kernel_spec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mxf {
+
+/// `mxf_<op>_<key values in canonical spec order>`, e.g.
+/// mxf_rotate_quant_K4096_RS64_hadamard_M16_fp4_even_rne_f32_plain_gfx950.
+/// Numeric keys are written as <key><value> (K4096, RS64, M16, topk8, E256,
+/// block32, N14336); enum keys and arch as their bare spelling. Two specs
+/// that validateSpec accepts get the same name exactly when they are equal.
+/// Precondition: validateSpec(spec).ok().
+std::string kernelName(const KernelSpec &spec);
+
+/// Element type of a memref operand: bf16 data, i8 bytes (packed codes and
+/// E8M0 scales), i32 (expert ids and sorting outputs).
+enum class OperandElement : uint8_t { Bf16, I8, I32 };
+const char *operandElementName(OperandElement element); // "bf16", "i8", "i32"
+uint64_t elementBytes(OperandElement element);          // 2, 1, 4
+
+struct KernelOperand {
+  const char *name; // x, r, q, s, topk_ids, ... (the op's keywords)
+  OperandElement element;
+  std::vector<int64_t> shape; // at the row count asked for (the bucket M by default)
+  bool written;               // an output of the kernel
+  /// The keys the shape follows from, for diagnostics, e.g.
+  /// "M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row)".
+  std::string derivation;
+  /// The by-value argument that holds this operand's row stride, in elements
+  /// (>= shape[1]), or null when its rows are dense. A strided operand is
+  /// 2-D; only its first shape[0] rows, shape[1] elements each, are touched.
+  const char *rowStrideArg = nullptr;
+
+  bool strided() const { return rowStrideArg != nullptr; }
+  /// Elements of one row (the product of every dimension but the first).
+  int64_t rowElements() const;
+};
+
+/// Bytes `operand` spans in memory with rows `rowStride` elements apart
+/// (ignored for dense operands): (rows - 1) * stride + row for a strided
+/// operand with rows, its shape's product otherwise. 0 rows span 0 bytes.
+uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride);
+
+/// One by-value i32 argument after the buffers.
+struct ScalarArg {
+  const char *name;    // m, x_stride, q_stride, ...
+  const char *meaning; // for messages and docs
+};
+
+/// The by-value arguments, in order: the row count `m` (every op but
+/// quant_weight), then one row stride per strided operand, in operand order.
+std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
+
+/// The memref operands of the spec's op, in operand order:
+///   rotate_quant:      x, [r], q, s
+///   rotate_quant_moe:  x, [r], topk_ids, q, s, sorted_ids, sorted_expert_ids,
+///                      num_valid_ids
+///   rotate_quant_gemm: x, [r], w_q, w_s, y
+///   quant_weight:      w, [r], q, s
+/// r is listed only for rot=learned ([RS, RS]) and learned_per_block
+/// ([K/RS, RS, RS]). Every op but quant_weight also takes the runtime row
+/// count (i32, 1 <= rows <= M) after these; kernelHasRowsOperand says which.
+/// Shapes at the bucket M (the static shapes of the mxf op).
+/// Precondition: validateSpec(spec).ok().
+std::vector<KernelOperand> kernelOperands(const KernelSpec &spec);
+/// The same operands with shapes at `rows` rows (what a launch for m = rows
+/// reads and writes; quant_weight ignores it and always has N rows).
+std::vector<KernelOperand> kernelOperands(const KernelSpec &spec, int64_t rows);
+/// The operand named `name`, or a failure naming the spec's operands.
+Result<KernelOperand> findKernelOperand(const KernelSpec &spec, int64_t rows,
+                                        const std::string &name);
+
+/// Whether the op takes the runtime row count `rows : i32` (all but
+/// quant_weight, which always processes N rows).
+bool kernelHasRowsOperand(KernelOp op);
+
+/// MoE sorting sizes of a rotate_quant_moe spec at `rows` tokens:
+/// capacity = rows*topk + E*block - topk, blocks = ceil(capacity / block).
+int64_t moeCapacity(const KernelSpec &spec, int64_t rows);
+int64_t moeBlocks(const KernelSpec &spec, int64_t rows);
+
+} // namespace mxf
+
+#endif // MXFORGE_ABI_OPERANDS_H
