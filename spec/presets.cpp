@@ -37,9 +37,9 @@ std::vector<SpecPreset> buildPresets() {
   return {
       {"qwen3-8b", "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj)",
        "", denseRotateQuantSet({4096, 12288})},
-      {"qwen3-32b", "Qwen3-32B: K=5120 (q/k/v, gate/up inputs) and K=8192 (o_proj)",
-       "down_proj (K=25600) is left out: rotate_quant serves K <= 16384",
-       denseRotateQuantSet({5120, 8192})},
+      {"qwen3-32b",
+       "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 (down_proj)",
+       "", denseRotateQuantSet({5120, 8192, 25600})},
       {"qwen3-30b-a3b",
        "Qwen3-30B-A3B: K=2048 (q/k/v, router and expert inputs) and K=4096 (o_proj)",
        "the experts' rotate_quant_moe kernels come with the MoE template",

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 namespace mxf::cli {
 namespace {
@@ -172,11 +173,15 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
   header.llvmVersion = LLVM_VERSION_STRING;
   if (Status written = writeBundleFile(*flags.output, header, inputs); !written.ok())
     return reportError(err, "cannot write the bundle: " + written.message());
+  // What the bundle stores: each distinct code object once.
   uint64_t codeBytes = 0;
+  std::set<std::vector<uint8_t>> distinct;
   for (const BundleInput &input : inputs)
-    codeBytes += input.hsaco.size();
+    if (distinct.insert(input.hsaco).second)
+      codeBytes += input.hsaco.size();
   const KernelTableStats stats = table.stats();
-  out << "wrote " << *flags.output << ": " << inputs.size() << " kernels, "
+  out << "wrote " << *flags.output << ": " << inputs.size() << " kernels (" << distinct.size()
+      << " code objects), "
       << (codeBytes + 1023) / 1024 << " KiB of code; " << stats.compiled << " compiled, "
       << stats.cacheHits << " from the cache, in " << llvm::format("%.2f", seconds) << " s\n";
   return kExitSuccess;

@@ -47,6 +47,12 @@ def kernel_info(name):
     return out
 
 
+def launch_record():
+    # ABI version, workgroup size, grid x, rows per workgroup, row padding,
+    # LDS bytes (the KernelInfo's: 0), rows served
+    return b"".join(u32(v) for v in (2, 256, 16, 16, 1, 0, 256))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("dir")
@@ -57,9 +63,10 @@ def main():
     options = parser.parse_args()
 
     hsaco = b"\x7fELF" + bytes(i % 251 for i in range(options.hsaco_bytes - 4))
-    payload = string(options.spec) + kernel_info(options.kernel) + u64(len(hsaco)) + hsaco
+    payload = (string(options.spec) + kernel_info(options.kernel) + launch_record() +
+               u64(len(hsaco)) + hsaco)
     key = cache_key(options.spec)
-    entry = (b"MXFCACHE" + u32(1) + key + u64(len(payload)) + hashlib.sha256(payload).digest()
+    entry = (b"MXFCACHE" + u32(2) + key + u64(len(payload)) + hashlib.sha256(payload).digest()
              + payload)
     name = key.hex() + ".mxfc"
     path = os.path.join(options.dir, name)
