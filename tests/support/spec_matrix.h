@@ -2,7 +2,9 @@
 //
 // One definition of "the matrix" (issue 3): every RS x rotation x scale rule
 // x layout combination, each at three (K, M bucket) points spread over the
-// supported range, with the intermediate precision alternating. The compile
+// supported range, with the intermediate precision alternating; then the
+// long K of large models up to 65536 and K that are not multiples of 256
+// (issue 11). The compile
 // test and the emulator end-to-end suite both walk this list.
 //
 //===----------------------------------------------------------------------===//
@@ -77,7 +79,48 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
         spec.scale = rule;
         specs.push_back(spec);
       }
-  return specs; // 13 rotations x 4 rules x 2 layouts x 3 points + 10 = 322
+  // The long K of large models' down projections (DeepSeek-V3's dense MLP
+  // 18432, Qwen3-32B 25600, Llama-70B 28672) and the largest K, for every
+  // rotation size, at one row; the rotation kind and layout rotate.
+  const RotationKind kinds[] = {RotationKind::Hadamard, RotationKind::Learned,
+                                RotationKind::LearnedPerBlock};
+  size_t turn = 0;
+  for (int k : {18432, 25600, 28672, 65536})
+    for (int rs : {0, 32, 64, 128, 256}) {
+      KernelSpec spec;
+      spec.K = k;
+      spec.M = 1;
+      spec.RS = rs;
+      spec.rot = rs == 0 ? RotationKind::None : kinds[turn % 3];
+      spec.scale = rules[turn % std::size(rules)];
+      spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      ++turn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // K that is not a multiple of 256: an odd number of scale blocks without
+  // rotation, shuffled scale rows with padding columns (K/32 not a
+  // multiple of 8), and rotation blocks that do not fill 256 channels.
+  const struct {
+    int k, rs;
+  } odd[] = {{96, 0}, {96, 32}, {160, 32}, {4160, 0}, {2080, 32}, {320, 64},
+             {4160, 64}, {640, 128}, {1152, 128}, {1280, 256}, {2304, 256}};
+  for (const auto &[k, rs] : odd)
+    for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle}) {
+      KernelSpec spec;
+      spec.K = k;
+      spec.M = turn % 3 == 0 ? 4 : turn % 3 == 1 ? 8 : 2;
+      spec.RS = rs;
+      spec.rot = rs == 0 ? RotationKind::None : kinds[turn % 3];
+      spec.scale = rules[turn % std::size(rules)];
+      spec.layout = layout;
+      spec.inter = turn % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++turn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K = 364
+  return specs;
 }
 
 } // namespace mxf::testing
