@@ -67,18 +67,33 @@ KernelOperand bf16Rows(const char *name, int64_t rows, int64_t cols, const std::
   return {name, OperandElement::Bf16, {rows, cols}, written, why, rowStrideArg};
 }
 
+/// `op` with its meaning for messages and listings.
+KernelOperand meant(KernelOperand op, std::string meaning) {
+  op.meaning = std::move(meaning);
+  return op;
+}
+
+std::string codesMeaning(const KernelSpec &spec) {
+  return std::string("packed ") + fmtName(spec.fmt) + " codes";
+}
+std::string scalesMeaning(const KernelSpec &spec) {
+  return std::string("E8M0 scales, ") + scaleLayoutName(spec.layout);
+}
+
 void addRotation(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
   const int64_t rs = spec.RS;
   if (spec.rot == RotationKind::Learned)
-    ops.push_back(
-        {"r", OperandElement::Bf16, {rs, rs}, false, "RS=" + str(rs) + ", rot=learned ([RS, RS])"});
+    ops.push_back(meant(
+        {"r", OperandElement::Bf16, {rs, rs}, false, "RS=" + str(rs) + ", rot=learned ([RS, RS])"},
+        "bf16 rotation R[in][out]"));
   else if (spec.rot == RotationKind::LearnedPerBlock)
-    ops.push_back(
+    ops.push_back(meant(
         {"r",
          OperandElement::Bf16,
          {spec.K / rs, rs, rs},
          false,
-         "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"});
+         "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"},
+        "bf16 rotation per block R_b[in][out]"));
 }
 
 } // namespace
@@ -220,10 +235,13 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
   const std::string nWhy = "N=" + str(n);
   switch (spec.op) {
   case KernelOp::RotateQuant:
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
+    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
+                                 "x_stride"),
+                        "bf16 activations"));
     addRotation(spec, ops);
-    ops.push_back(codesOperand("q", spec, m, mWhy, true, "q_stride"));
-    ops.push_back(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true));
+    ops.push_back(meant(codesOperand("q", spec, m, mWhy, true, "q_stride"), codesMeaning(spec)));
+    ops.push_back(
+        meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
     break;
   case KernelOp::RotateQuantMoe: {
     const int64_t capacity = moeCapacity(spec, m), blocks = moeBlocks(spec, m);
@@ -231,45 +249,65 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
                                 ", block=" + str(spec.block);
     const std::string capWhy =
         sortWhy + " (capacity " + R + "*topk + E*block - topk = " + str(capacity) + ")";
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
+    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
+                                 "x_stride"),
+                        "bf16 activations"));
     addRotation(spec, ops);
-    ops.push_back({"topk_ids",
-                   OperandElement::I32,
-                   {m, spec.topk},
-                   false,
-                   mWhy + ", topk=" + str(spec.topk) + " ([" + R + ", topk])"});
-    ops.push_back(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"));
-    ops.push_back(scaleOperand("s", spec, capacity,
-                               "capacity=" + str(capacity) + " (" + sortWhy + ", sorted order)",
-                               kMoeRowPadding, true));
-    ops.push_back({"sorted_ids", OperandElement::I32, {capacity}, true, capWhy});
-    ops.push_back({"sorted_expert_ids",
-                   OperandElement::I32,
-                   {blocks},
-                   true,
-                   capWhy + ", ceil(capacity/block) = " + str(blocks) + " blocks"});
-    ops.push_back({"num_valid_ids", OperandElement::I32, {1}, true, "one i32"});
+    ops.push_back(meant({"topk_ids",
+                         OperandElement::I32,
+                         {m, spec.topk},
+                         false,
+                         mWhy + ", topk=" + str(spec.topk) + " ([" + R + ", topk])"},
+                        "expert id per (token, slot)"));
+    ops.push_back(meant(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"),
+                        codesMeaning(spec) + ", token order"));
+    ops.push_back(meant(scaleOperand("s", spec, capacity,
+                                     "capacity=" + str(capacity) + " (" + sortWhy +
+                                         ", sorted order)",
+                                     kMoeRowPadding, true),
+                        std::string("E8M0 scales, sorted order, ") +
+                            scaleLayoutName(spec.layout)));
+    ops.push_back(meant({"sorted_ids", OperandElement::I32, {capacity}, true, capWhy},
+                        "(topk_pos << 24) | token, by expert"));
+    ops.push_back(meant({"sorted_expert_ids",
+                         OperandElement::I32,
+                         {blocks},
+                         true,
+                         capWhy + ", ceil(capacity/block) = " + str(blocks) + " blocks"},
+                        "expert of each block (-1 past num_valid_ids)"));
+    ops.push_back(meant({"num_valid_ids", OperandElement::I32, {1}, true, "one i32"},
+                        "valid entries of sorted_ids"));
     break;
   }
   case KernelOp::RotateQuantGemm:
-    ops.push_back(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false, "x_stride"));
+    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
+                                 "x_stride"),
+                        "bf16 activations"));
     addRotation(spec, ops);
-    ops.push_back({"w_q",
-                   OperandElement::I8,
-                   {n, k / 2},
-                   false,
-                   nWhy + ", K=" + str(k) + ", wlayout=" + weightLayoutName(spec.wlayout) +
-                       " (fp4 codes, [N, K/2] bytes)"});
-    ops.push_back(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false));
-    ops.push_back(bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"));
+    ops.push_back(meant({"w_q",
+                         OperandElement::I8,
+                         {n, k / 2},
+                         false,
+                         nWhy + ", K=" + str(k) + ", wlayout=" + weightLayoutName(spec.wlayout) +
+                             " (fp4 codes, [N, K/2] bytes)"},
+                        std::string("packed fp4 weight codes, ") +
+                            weightLayoutName(spec.wlayout)));
+    ops.push_back(meant(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false),
+                        std::string("E8M0 weight scales, ") + scaleLayoutName(spec.layout)));
+    ops.push_back(meant(
+        bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"),
+        "bf16 x.W^T"));
     break;
   case KernelOp::QuantWeight: {
-    ops.push_back(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false));
+    ops.push_back(
+        meant(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false), "bf16 weights"));
     addRotation(spec, ops);
     KernelOperand q = codesOperand("q", spec, n, nWhy, true);
     q.derivation += std::string(", wlayout=") + weightLayoutName(spec.wlayout);
-    ops.push_back(std::move(q));
-    ops.push_back(scaleOperand("s", spec, n, nWhy, kA4W4RowPadding, true));
+    ops.push_back(meant(std::move(q),
+                        codesMeaning(spec) + ", " + weightLayoutName(spec.wlayout)));
+    ops.push_back(
+        meant(scaleOperand("s", spec, n, nWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
     break;
   }
   }

@@ -52,6 +52,8 @@ struct KernelOperand {
   /// (>= shape[1]), or null when its rows are dense. A strided operand is
   /// 2-D; only its first shape[0] rows, shape[1] elements each, are touched.
   const char *rowStrideArg = nullptr;
+  /// What it holds, for messages and listings ("bf16 activations").
+  std::string meaning;
 
   bool strided() const { return rowStrideArg != nullptr; }
   /// Elements of one row (the product of every dimension but the first).
