@@ -29,7 +29,8 @@ struct mxf_kernel {
   mxf::runtime::Kernel deviceKernel;
   std::vector<mxf::KernelOperand> operands;
   std::vector<uint64_t> operandBytes;
-  std::string name; // kept as members so the info's pointers stay valid
+  std::string spec; // the spec asked for (its M the bucket); kept as members
+  std::string name; // so that the info's pointers stay valid
   std::string origin;
 };
 

@@ -7,6 +7,7 @@
 #include "runtime/spec_launcher.h"
 #include "spec/buckets.h"
 
+#include <array>
 #include <cstring>
 
 using mxf::capi::fail;
@@ -244,6 +245,7 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
       entry->operandBytes.push_back(
           mxf::runtime::operandBytes(handle.value()->spec, handle.value()->spec.M, operand.name)
               .value());
+    entry->spec = mxf::printSpec(handle.value()->spec);
     entry->name = object.kernel.name;
     entry->origin = mxf::kernelOriginName(handle.value()->origin);
     *kernel = entry.get();
@@ -258,7 +260,7 @@ mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info *info) 
   if (!info)
     return nullArgument("mxf_kernel_get_info", "info");
   const mxf::CodeObject &object = kernel->handle->object;
-  info->spec = object.spec.c_str();
+  info->spec = kernel->spec.c_str();
   info->name = kernel->name.c_str();
   info->origin = kernel->origin.c_str();
   info->bucket = kernel->handle->spec.M;
@@ -285,11 +287,42 @@ mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index,
   info->element = mxf::operandElementName(operand.element);
   info->bytes = kernel->operandBytes[index];
   info->is_output = operand.written ? 1 : 0;
+  info->row_stride_arg = operand.rowStrideArg;
+  return MXF_SUCCESS;
+}
+
+mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_info *info) {
+  if (!kernel)
+    return nullArgument("mxf_kernel_get_launch", "kernel");
+  if (!info)
+    return nullArgument("mxf_kernel_get_launch", "info");
+  const mxf::CodeObject &object = kernel->handle->object;
+  const mxf::KernelSpec &spec = kernel->handle->spec;
+  if (m < 1 || m > spec.M)
+    return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_kernel_get_launch: M=" + std::to_string(m) +
+                                                " is outside 1.." + std::to_string(spec.M) +
+                                                " (the bucket of " + kernel->spec + ")");
+  const std::array<uint32_t, 3> grid = object.launch.gridFor(uint32_t(m));
+  for (int d = 0; d < 3; ++d)
+    info->grid[d] = grid[d];
+  info->workgroup[0] = object.launch.workgroupSize;
+  info->workgroup[1] = info->workgroup[2] = 1;
+  info->lds_bytes = object.launch.ldsBytes;
+  info->max_rows = object.launch.maxRows;
+  info->abi_version = object.launch.abiVersion;
+  info->code = object.hsaco.data();
+  info->code_bytes = object.hsaco.size();
   return MXF_SUCCESS;
 }
 
 mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
                       void *const *operands, size_t operandCount, void *stream) {
+  return mxf_launch_strided(context, kernel, m, operands, nullptr, operandCount, stream);
+}
+
+mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, int m,
+                              void *const *operands, const int64_t *rowStrides,
+                              size_t operandCount, void *stream) {
   return guarded("mxf_launch", [&]() -> mxf_status {
     if (!context)
       return nullArgument("mxf_launch", "context");
@@ -306,15 +339,19 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
     }
     if (operandCount != kernel->operands.size())
       return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_launch: " + kernel->handle->object.spec + " takes " +
+                  "mxf_launch: " + kernel->spec + " takes " +
                       std::to_string(kernel->operands.size()) + " operands, " +
                       std::to_string(operandCount) + " were given");
     const mxf::KernelSpec &spec = kernel->handle->spec;
     if (m < 1 || m > spec.M)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   "mxf_launch: M=" + std::to_string(m) + " is outside 1.." +
-                      std::to_string(spec.M) + " (the bucket of " + kernel->handle->object.spec +
+                      std::to_string(spec.M) + " (the bucket of " + kernel->spec +
                       ")");
+    mxf::runtime::RowStrides strides;
+    for (size_t i = 0; rowStrides && i < operandCount; ++i)
+      if (rowStrides[i] != 0)
+        strides[kernel->operands[i].name] = rowStrides[i];
     std::vector<mxf::runtime::KernelArg> args;
     for (size_t i = 0; i < operandCount; ++i) {
       if (!operands[i])
@@ -324,8 +361,11 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
       // Memory of mxf_malloc is checked against the operand's size; other
       // pointers (the engine's own allocations) are the caller's to size.
       // m rows (not the bucket) is what the kernel touches.
-      const uint64_t needed =
-          mxf::runtime::operandBytes(spec, m, kernel->operands[i].name).value();
+      mxf::Result<uint64_t> span =
+          mxf::runtime::operandBytes(spec, m, kernel->operands[i].name, strides);
+      if (!span.ok())
+        return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch: " + span.error());
+      const uint64_t needed = span.value();
       if (std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
           room && *room < needed)
         return fail(MXF_ERROR_INVALID_ARGUMENT,
@@ -337,8 +377,8 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
       args.push_back(mxf::runtime::KernelArg::pointer(address));
     }
     mxf::Status launched = mxf::runtime::launchSpecKernel(
-        *context->device, kernel->deviceKernel, spec, kernel->handle->object.launch, m, args, {},
-        stream);
+        *context->device, kernel->deviceKernel, spec, kernel->handle->object.launch, m, args,
+        strides, stream);
     if (!launched.ok())
       return fail(MXF_ERROR_DEVICE, "mxf_launch: " + launched.message());
     return MXF_SUCCESS;

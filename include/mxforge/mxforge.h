@@ -135,8 +135,10 @@ MXF_API mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info
 typedef struct mxf_operand_info {
   const char *name;    /* "x", "r", "q", "s", ... */
   const char *element; /* "bf16", "i8", "i32" */
-  uint64_t bytes;      /* bytes of the bucket-sized buffer the kernel expects */
+  uint64_t bytes;      /* bytes of the bucket-sized buffer (dense rows); a launch of m
+                          rows touches only m rows (mxf_launch checks that) */
   int is_output;
+  const char *row_stride_arg; /* "x_stride", "q_stride", or NULL: dense rows only */
 } mxf_operand_info;
 MXF_API mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index,
                                           mxf_operand_info *info);
@@ -148,6 +150,31 @@ MXF_API mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index
  * are not written. */
 MXF_API mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
                               void *const *operands, size_t operand_count, void *stream);
+
+/* mxf_launch with row strides: `row_strides[i]` is operand i's row stride in
+ * its elements (bf16 for x, bytes for q), or 0 for dense rows. Only the
+ * operands whose mxf_operand_info has `row_stride_arg` set take a stride;
+ * a stride below the row is refused. A torch view x[:, :K] of a wider
+ * tensor is passed as it is. `row_strides` may be NULL (all dense). */
+MXF_API mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, int m,
+                                      void *const *operands, const int64_t *row_strides,
+                                      size_t operand_count, void *stream);
+
+/* How to launch `kernel` for `m` rows yourself (your own stream, a graph,
+ * another runtime), from the launch record compiled with it: grid and
+ * workgroup, the code object's bytes (valid while the context lives) and
+ * the limits. The kernel arguments are the operand pointers in
+ * mxf_kernel_get_operand order, then m and each row stride as i32. */
+typedef struct mxf_launch_info {
+  uint32_t grid[3];      /* workgroups */
+  uint32_t workgroup[3]; /* work-items per workgroup */
+  uint32_t lds_bytes;    /* static LDS */
+  uint32_t max_rows;     /* the most rows this code object serves */
+  uint32_t abi_version;  /* the kernel ABI of the argument order above */
+  const void *code;      /* the code object (ELF), for hipModuleLoadData */
+  size_t code_bytes;
+} mxf_launch_info;
+MXF_API mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_info *info);
 
 /*===--- Device memory (for engines without their own allocator, and emu) ===*/
 

@@ -137,5 +137,83 @@ TEST(CApiRun, CacheDirectoryModeFillsTheCache) {
   (void)std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+/// An engine's views (x and q rows wider than the row) launch as they are
+/// and give the dense launch's bytes; the gaps keep what they held.
+TEST(CApiRun, StridedViewsAndTheLaunchInfo) {
+  ContextPtr context(emuContext());
+  ASSERT_TRUE(context);
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=512,RS=64,rot=hadamard,M=8", 3,
+                            &kernel),
+            MXF_SUCCESS)
+      << lastError();
+  const int m = 3;
+  const size_t k = 512, qRow = 256, sBytes = m * 16;
+  const int64_t xStride = 576, qStride = 320;
+  std::mt19937_64 rng(testing::testSeed("CApiRun.StridedViewsAndTheLaunchInfo"));
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint16_t> dense(m * k), strided((m - 1) * xStride + k, 0x7FC1); // NaN gaps
+  for (int row = 0; row < m; ++row)
+    for (size_t c = 0; c < k; ++c)
+      strided[row * xStride + c] = dense[row * k + c] = bf16(normal(rng));
+
+  mxf_operand_info q;
+  ASSERT_EQ(mxf_kernel_get_operand(kernel, 1, &q), MXF_SUCCESS);
+  EXPECT_STREQ(q.row_stride_arg, "q_stride");
+  auto run = [&](const std::vector<uint16_t> &x, const int64_t *strides, size_t qBytes,
+                 std::vector<uint8_t> &qOut, std::vector<uint8_t> &sOut) {
+    void *buffers[3];
+    EXPECT_EQ(mxf_malloc(context.get(), x.size() * 2, &buffers[0]), MXF_SUCCESS);
+    EXPECT_EQ(mxf_malloc(context.get(), qBytes, &buffers[1]), MXF_SUCCESS);
+    EXPECT_EQ(mxf_malloc(context.get(), sBytes, &buffers[2]), MXF_SUCCESS);
+    qOut.assign(qBytes, kPoison);
+    sOut.assign(sBytes, kPoison);
+    EXPECT_EQ(mxf_memcpy_to_device(context.get(), buffers[0], x.data(), x.size() * 2),
+              MXF_SUCCESS);
+    EXPECT_EQ(mxf_memcpy_to_device(context.get(), buffers[1], qOut.data(), qBytes), MXF_SUCCESS);
+    EXPECT_EQ(mxf_memcpy_to_device(context.get(), buffers[2], sOut.data(), sBytes), MXF_SUCCESS);
+    const mxf_status status =
+        mxf_launch_strided(context.get(), kernel, m, buffers, strides, 3, nullptr);
+    EXPECT_EQ(mxf_memcpy_to_host(context.get(), qOut.data(), buffers[1], qBytes), MXF_SUCCESS);
+    EXPECT_EQ(mxf_memcpy_to_host(context.get(), sOut.data(), buffers[2], sBytes), MXF_SUCCESS);
+    for (void *buffer : buffers)
+      EXPECT_EQ(mxf_free(context.get(), buffer), MXF_SUCCESS);
+    return status;
+  };
+  std::vector<uint8_t> qDense, sDense, qView, sView;
+  ASSERT_EQ(run(dense, nullptr, m * qRow, qDense, sDense), MXF_SUCCESS) << lastError();
+  const int64_t strides[3] = {xStride, qStride, 0};
+  ASSERT_EQ(run(strided, strides, (m - 1) * qStride + qRow, qView, sView), MXF_SUCCESS)
+      << lastError();
+  EXPECT_EQ(sView, sDense);
+  size_t differ = 0, gapsWritten = 0;
+  for (int row = 0; row < m; ++row) {
+    for (size_t c = 0; c < qRow; ++c)
+      differ += qView[row * qStride + c] != qDense[row * qRow + c];
+    for (size_t c = qRow; row + 1 < m && c < size_t(qStride); ++c)
+      gapsWritten += qView[row * qStride + c] != kPoison;
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(gapsWritten, 0u);
+
+  // A stride below the row is refused, naming it.
+  const int64_t narrow[3] = {500, 0, 0};
+  EXPECT_EQ(run(dense, narrow, m * qRow, qView, sView), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("the row stride of 'x' is 500"), std::string::npos) << lastError();
+
+  // The launch info: the record's grid for m, and the code object itself.
+  mxf_launch_info launch;
+  ASSERT_EQ(mxf_kernel_get_launch(kernel, m, &launch), MXF_SUCCESS) << lastError();
+  EXPECT_EQ(launch.grid[0], 512u / 64 / 4);
+  EXPECT_EQ(launch.grid[1], 1u);
+  EXPECT_EQ(launch.workgroup[0], 256u);
+  EXPECT_EQ(launch.abi_version, 2u);
+  ASSERT_NE(launch.code, nullptr);
+  EXPECT_GT(launch.code_bytes, 4u);
+  EXPECT_EQ(std::memcmp(launch.code, "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(mxf_kernel_get_launch(kernel, 9, &launch), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("M=9 is outside 1..4 (the bucket of rotate_quant:K=512,RS=64,rot=hadamard,M=4,"), std::string::npos) << lastError();
+}
+
 } // namespace
 } // namespace mxf
