@@ -7,13 +7,20 @@
 //  - cache hit: key + load + verify of one entry, per kernel;
 //  - bundle load: reading and verifying a bundle of 100 kernels;
 //  - preset cold: `qwen3-8b` compiled from nothing in a fresh process with
-//    1 and 2 threads (the whole process, LLVM initialization included).
+//    1 and 2 threads (the whole process, LLVM initialization included), and
+//    what the bundle holds (kernels, distinct code objects, bytes);
+//  - launch overhead per call on the emu device, split into the host-side
+//    work (the launcher's checks, kernarg packing) and the emulation.
 // Timings are this machine's; nothing here asserts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "bench/bench_support.h"
+#include "compiler/compiler.h"
 #include "compiler/jit/in_process_jit.h"
+#include "runtime/emu_device.h"
+#include "runtime/kernel_args.h"
+#include "runtime/spec_launcher.h"
 #include "runtime/bundle_writer.h"
 #include "spec/buckets.h"
 #include "spec/presets.h"
@@ -40,6 +47,62 @@ namespace {
 using mxf::bench::Clock;
 using mxf::bench::median;
 using mxf::bench::millisSince;
+
+struct LaunchOverhead {
+  double totalUs = 0, hostUs = 0, emulationUs = 0;
+};
+
+/// Per-call cost of launching the smallest kernel (K=256, no rotation,
+/// m=1) through the spec launcher on the emu device. The emulation is the
+/// same launch handed straight to the device, less the kernarg packing it
+/// does (timed on its own); the host side is the rest: the launcher's
+/// checks, the argument list and the packing.
+LaunchOverhead launchOverhead() {
+  const mxf::KernelSpec spec = mxf::parseSpec("rotate_quant:K=256,M=1").value();
+  mxf::Result<mxf::CodeObject> code = mxf::compileSpec(spec, {});
+  auto device = mxf::runtime::openEmuDevice({});
+  if (!code.ok() || !device.ok())
+    std::exit((std::fprintf(stderr, "error: cannot set up the launch benchmark\n"), 1));
+  mxf::runtime::Device &emu = *device.value();
+  auto module = emu.loadCodeObject(code.value().hsaco, {code.value().kernel});
+  auto kernel = emu.getKernel(module.value(), code.value().kernel.name);
+  std::vector<mxf::runtime::ScopedBuffer> buffers;
+  std::vector<mxf::runtime::KernelArg> operands;
+  for (const char *name : {"x", "q", "s"}) {
+    buffers.push_back(std::move(mxf::runtime::ScopedBuffer::allocate(
+        emu, mxf::runtime::operandBytes(spec, 1, name).value()).value()));
+    operands.push_back(mxf::runtime::KernelArg::buffer(buffers.back().get()));
+  }
+  mxf::runtime::KernelArgs args;
+  for (const mxf::runtime::KernelArg &arg : operands)
+    args.add(arg);
+  args.value(int32_t(1)).value(int32_t(256)).value(int32_t(128));
+  const mxf::runtime::LaunchConfig config = mxf::runtime::launchConfigFor(code.value().launch, 1);
+  const mxf::runtime::LaunchGeometry geometry{config.grid, config.workgroup, 0};
+  constexpr int kCalls = 200;
+  auto perCallUs = [&](auto &&call) {
+    std::vector<double> rounds;
+    for (int round = 0; round < 5; ++round) {
+      Clock::time_point start = Clock::now();
+      for (int i = 0; i < kCalls; ++i)
+        call();
+      rounds.push_back(millisSince(start) * 1000.0 / kCalls);
+    }
+    return median(rounds);
+  };
+  LaunchOverhead out;
+  out.totalUs = perCallUs([&] {
+    (void)mxf::runtime::launchSpecKernel(emu, kernel.value(), spec, code.value().launch, 1,
+                                         operands);
+  });
+  out.emulationUs = perCallUs([&] { (void)emu.launch(kernel.value(), config, args); });
+  const double packUs = perCallUs(
+      [&] { (void)mxf::runtime::packKernelArgs(code.value().kernel, args, geometry); });
+  // The device packs the arguments itself: that part of its time is host work.
+  out.emulationUs = std::max(0.0, out.emulationUs - packUs);
+  out.hostUs = std::max(0.0, out.totalUs - out.emulationUs);
+  return out;
+}
 
 
 /// Wall time of a shell command in milliseconds; exits on failure.
@@ -184,6 +247,20 @@ int main(int argc, char **argv) {
     }
   }
   const size_t presetKernels = mxf::findSpecPreset("qwen3-8b").value().specs.size();
+  // What the preset's bundle holds: entries, distinct code objects, bytes.
+  size_t presetCodeObjects = 0;
+  uint64_t presetBundleBytes = 0;
+  {
+    mxf::Result<mxf::Bundle> preset = mxf::Bundle::load(dir + "/preset.mxfb");
+    if (!preset.ok())
+      return std::fprintf(stderr, "error: %s\n", preset.error().c_str()), 1;
+    std::set<const uint8_t *> distinct;
+    for (const mxf::Bundle::Kernel &kernel : preset.value().kernels())
+      distinct.insert(kernel.hsaco);
+    presetCodeObjects = distinct.size();
+    presetBundleBytes = preset.value().bytes().size();
+  }
+  const LaunchOverhead launch = launchOverhead();
 
   (void)std::system(("rm -rf '" + dir + "'").c_str());
 
@@ -202,5 +279,10 @@ int main(int argc, char **argv) {
   row(fmt::format("qwen3-8b preset cold ({} kernels), 2 threads", presetKernels),
       median(preset2), "<= 2000 ms");
   fmt::print("\n2-thread speed-up on the preset: {:.2f}x\n", median(preset1) / median(preset2));
+  fmt::print("qwen3-8b bundle: {} kernels, {} distinct code objects, {} bytes\n", presetKernels,
+             presetCodeObjects, presetBundleBytes);
+  fmt::print("launch on emu (K=256, m=1), per call: {:.1f} us = host side {:.1f} us "
+             "(checks, argument list, kernarg packing) + emulation {:.1f} us\n",
+             launch.totalUs, launch.hostUs, launch.emulationUs);
   return 0;
 }

@@ -82,6 +82,8 @@ Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!result.ok())
       ++stats_.failures;
+    else if (result.value()->sharedCode)
+      ++stats_.sharedCode;
     else if (result.value()->origin == KernelOrigin::Bundle)
       ++stats_.fromBundle;
     else if (result.value()->origin == KernelOrigin::DiskCache)
@@ -96,11 +98,13 @@ Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
 }
 
 Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::string &canonical) {
-  auto handle = [&](CodeObject object, KernelOrigin origin) -> Result<KernelHandle> {
+  auto handle = [&](CodeObject object, KernelOrigin origin,
+                    bool sharedCode = false) -> Result<KernelHandle> {
     auto kernel = std::make_shared<TableKernel>();
     kernel->spec = spec;
     kernel->object = std::move(object);
     kernel->origin = origin;
+    kernel->sharedCode = sharedCode;
     return KernelHandle(std::move(kernel));
   };
 
@@ -154,7 +158,7 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
     Result<CodeObject> shared = pending.get();
     if (!shared.ok())
       return shared.status();
-    return handle(shared.value(), KernelOrigin::Compiled);
+    return handle(shared.value(), KernelOrigin::Compiled, /*sharedCode=*/true);
   }
   KernelOrigin origin = KernelOrigin::Compiled;
   Result<CodeObject> produced = [&]() -> Result<CodeObject> {

@@ -68,6 +68,9 @@ struct TableKernel {
   KernelSpec spec;
   CodeObject object; // hsaco, KernelInfo, canonical spec text
   KernelOrigin origin = KernelOrigin::Compiled;
+  /// The code object came from another spec of its tiling class (already
+  /// compiled or loaded from the cache by this table).
+  bool sharedCode = false;
 };
 using KernelHandle = std::shared_ptr<const TableKernel>;
 
@@ -90,6 +93,7 @@ struct KernelTableStats {
   uint64_t fromBundle = 0; // kernels taken from a bundle
   uint64_t cacheHits = 0;  // kernels loaded from the disk cache
   uint64_t compiled = 0;   // kernels the JIT compiled
+  uint64_t sharedCode = 0; // specs served by another spec's compile or cache load (one tiling class)
   uint64_t failures = 0;   // specs that ended in an error
 };
 

@@ -183,7 +183,8 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
   out << "wrote " << *flags.output << ": " << inputs.size() << " kernels (" << distinct.size()
       << " code objects), "
       << (codeBytes + 1023) / 1024 << " KiB of code; " << stats.compiled << " compiled, "
-      << stats.cacheHits << " from the cache, in " << llvm::format("%.2f", seconds) << " s\n";
+      << stats.cacheHits << " from the cache, " << stats.sharedCode
+      << " sharing another's code object, in " << llvm::format("%.2f", seconds) << " s\n";
   return kExitSuccess;
 }
 

@@ -15,18 +15,20 @@
 namespace mxf::testing {
 
 /// 40 distinct specs that compile quickly (small K), across RS, rotation
-/// kinds, scale rules and buckets.
+/// kinds, scale rules and K; each with another bucket. Every one is its own
+/// code spec (a different K), so 40 specs are 40 cache entries.
 inline std::vector<std::string> reliabilitySpecs() {
   std::vector<std::string> specs;
   const char *rotations[] = {"RS=0", "RS=32,rot=hadamard", "RS=64,rot=hadamard",
                              "RS=64,rot=learned", "RS=128,rot=hadamard"};
   const char *rules[] = {"even", "rceil"};
+  const int ks[] = {512, 1024, 1536, 2048};
   const int buckets[] = {1, 16, 64, 256};
   for (const char *rotation : rotations)
     for (const char *rule : rules)
-      for (int m : buckets)
-        specs.push_back(std::string("rotate_quant:K=1024,") + rotation + ",M=" +
-                        std::to_string(m) + ",scale=" + rule);
+      for (int i = 0; i < 4; ++i)
+        specs.push_back("rotate_quant:K=" + std::to_string(ks[i]) + "," + rotation + ",M=" +
+                        std::to_string(buckets[i]) + ",scale=" + rule);
   return specs; // 5 x 2 x 4 = 40
 }
 

@@ -45,6 +45,49 @@ TEST(KernelTable, ManyThreadsAskingAtOnceCompileOnce) {
   EXPECT_EQ(stats.compiled, 1u);
 }
 
+TEST(KernelTable, SpecsOfOneCodeSpecShareOneCompile) {
+  FakeJit fake;
+  fake.sleepMs = 20; // the other buckets ask while the first compiles
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  // Every M one class, as rotate_quant's registry entry says.
+  options.jit->codeSpec = [](const KernelSpec &spec) -> Result<KernelSpec> {
+    KernelSpec code = spec;
+    code.M = 256;
+    return code;
+  };
+  KernelTable table(std::move(options));
+  const int buckets[] = {1, 2, 16, 64};
+  std::vector<KernelHandle> handles(std::size(buckets));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < handles.size(); ++t)
+    threads.emplace_back([&, t] {
+      KernelSpec spec = specOf(kSpec);
+      spec.M = buckets[t];
+      Result<KernelHandle> kernel = table.get(spec);
+      ASSERT_TRUE(kernel.ok()) << kernel.error();
+      handles[t] = kernel.value();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(fake.compiles.load(), 1);
+  size_t shared = 0;
+  for (size_t t = 0; t < handles.size(); ++t) {
+    EXPECT_EQ(handles[t]->spec.M, buckets[t]) << "each handle keeps the spec asked for";
+    EXPECT_EQ(handles[t]->object.hsaco, handles[0]->object.hsaco);
+    shared += handles[t]->sharedCode;
+  }
+  EXPECT_EQ(shared, handles.size() - 1);
+  const KernelTableStats stats = table.stats();
+  EXPECT_EQ(stats.compiled, 1u);
+  EXPECT_EQ(stats.sharedCode, handles.size() - 1);
+  // Another code spec compiles again.
+  KernelSpec other = specOf(kSpec);
+  other.K *= 2;
+  ASSERT_TRUE(table.get(other).ok());
+  EXPECT_EQ(fake.compiles.load(), 2);
+}
+
 TEST(KernelTable, FailuresAreRememberedAndNamed) {
   FakeJit fake;
   fake.failK = 2048;
