@@ -56,6 +56,25 @@ Result<KernelHandle> KernelTable::get(std::string_view specText) {
   return get(spec.value());
 }
 
+namespace {
+
+/// `key`'s slot in `slots`: the first asker gets it (`first`), and must
+/// fulfil `promise`; every other asker, concurrent or later, gets that
+/// promise's future to wait on outside the lock. Called with the lock held.
+template <typename T>
+std::shared_future<T> claimSlot(std::map<std::string, std::shared_future<T>> &slots,
+                                const std::string &key, std::promise<T> &promise, bool &first) {
+  auto found = slots.find(key);
+  first = found == slots.end();
+  if (!first)
+    return found->second;
+  std::shared_future<T> pending = promise.get_future().share();
+  slots.emplace(key, pending);
+  return pending;
+}
+
+} // namespace
+
 Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
     return valid;
@@ -66,14 +85,7 @@ Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.requests;
-    auto found = entries_.find(canonical);
-    if (found != entries_.end()) {
-      pending = found->second;
-    } else {
-      pending = promise.get_future().share();
-      entries_.emplace(canonical, pending);
-      firstAsker = true;
-    }
+    pending = claimSlot(entries_, canonical, promise, firstAsker);
   }
   if (!firstAsker)
     return pending.get(); // waits, outside the lock, while the first asker works
@@ -145,14 +157,7 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto found = codeObjects_.find(codeText);
-    if (found != codeObjects_.end()) {
-      pending = found->second;
-    } else {
-      pending = promise.get_future().share();
-      codeObjects_.emplace(codeText, pending);
-      first = true;
-    }
+    pending = claimSlot(codeObjects_, codeText, promise, first);
   }
   if (!first) {
     Result<CodeObject> shared = pending.get();
