@@ -3,6 +3,7 @@
 #include "tools/mxforge/commands.h"
 
 #include "spec/kernel_spec.h"
+#include "templates/registry.h"
 #include "tools/mxforge/cli_support.h"
 
 namespace mxf::cli {
@@ -36,6 +37,11 @@ int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw
       continue;
     }
     out << printSpec(spec.value()) << "\n";
+    // Valid is not compilable: say which template takes it, or why none does.
+    if (Status compilable = checkCompilable(spec.value()); !compilable.ok()) {
+      out.flush();
+      err << "note: " << compilable.message() << "\n";
+    }
   }
   out.flush();
   return status;
