@@ -23,8 +23,11 @@
 
 #include "templates/rotate_quant/rotate_quant_template.h"
 
+#include "templates/common/block_quantizer.h"
+#include "templates/common/hadamard_operands.h"
+#include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
-#include "templates/common/scale_rule_ir.h"
+#include "templates/common/scale_writer.h"
 #include "templates/rotate_quant/tiling.h"
 
 #include "numerics/layouts.h"
@@ -59,11 +62,11 @@ namespace vector = mlir::vector;
 constexpr int kLanes = 64;
 constexpr int kTileRows = 16;
 
-class RotateQuantEmitter {
+class RotateQuantEmitter : private IrBuilder {
 public:
   RotateQuantEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
                      const KernelTiling &tiling, mlir::gpu::GPUFuncOp func)
-      : b(b), spec(spec), tiling(tiling), args(spec, func) {
+      : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func), quantizer(b, spec) {
     r = args.get("r");
     s = args.get("s");
     m = args.get("m");
@@ -76,6 +79,7 @@ public:
     lane = remBy(tid, kLanes);
     wave = divBy(tid, kLanes);
     group = divBy(lane, kTileRows); // g = lane / 16
+    hadamard.emplace(b, lane, group, spec.RS);
     Value token = remBy(lane, kTileRows);
     Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
                            tiling.wavesPerWorkgroup),
@@ -94,8 +98,7 @@ public:
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
-    if (spec.layout == ScaleLayout::A4W4Shuffle)
-      prepareShuffledScales();
+    scales.emplace(b, spec.layout, s, row);
     if (tiling.fillsScalePadding) {
       // pad256(M): the shuffled scale rows the kernel fills with 0x7F.
       Value padded = mulBy(divBy(add(mIndex, idx(255)), 256), 256);
@@ -158,7 +161,7 @@ public:
            [&] {
              Value pad = arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte);
              for (int64_t col = blocks; col < paddedCols; ++col)
-               storeScale(idx(col), pad);
+               scales->store(idx(col), pad);
            });
   }
 
@@ -168,92 +171,14 @@ public:
     ifThen(arith::AndIOp::create(b, rowInPadding, isGroupZero), [&] {
       Value pad = arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte);
       for (int blk = 0; blk < blocks; ++blk)
-        storeScale(add(mulBy(unit, blocks), idx(blk)), pad);
+        scales->store(add(mulBy(unit, blocks), idx(blk)), pad);
     });
   }
 
 private:
-  // --- small helpers -------------------------------------------------------
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, b.getI32Type(), v); }
-  Value cmp(arith::CmpIPredicate p, Value a, Value c) { return arith::CmpIOp::create(b, p, a, c); }
-  Value add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
-  Value mul(Value a, Value c) { return arith::MulIOp::create(b, a, c); }
-
-  // a * c, a / c and a % c (unsigned) for a constant c > 0. Every constant
-  // the kernels scale, divide or reduce by is a power of two but a4w4's
-  // padded scale columns; those become shifts and masks here, so that
-  // LLVM's InstCombine does not have to find them (it runs eight times in
-  // O3 and is its costliest pass).
-  static bool isPowerOfTwo(int64_t c) { return c > 0 && (c & (c - 1)) == 0; }
-  static int64_t log2Of(int64_t c) { return __builtin_ctzll(uint64_t(c)); }
-  Value mulBy(Value a, int64_t c) {
-    if (c == 1)
-      return a;
-    if (isPowerOfTwo(c))
-      return arith::ShLIOp::create(b, a, idx(log2Of(c)));
-    return mul(a, idx(c));
-  }
-  Value divBy(Value a, int64_t c) {
-    if (c == 1)
-      return a;
-    if (isPowerOfTwo(c))
-      return arith::ShRUIOp::create(b, a, idx(log2Of(c)));
-    return arith::DivUIOp::create(b, a, idx(c));
-  }
-  Value remBy(Value a, int64_t c) {
-    if (isPowerOfTwo(c))
-      return arith::AndIOp::create(b, a, idx(c - 1));
-    return arith::RemUIOp::create(b, a, idx(c));
-  }
-
-  void ifThen(Value condition, const std::function<void()> &body) {
-    auto op = mlir::scf::IfOp::create(b, condition, /*withElseRegion=*/false);
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    body();
-  }
-
-  void ifElse(Value condition, const std::function<void()> &thenBody,
-              const std::function<void()> &elseBody) {
-    auto op = mlir::scf::IfOp::create(b, condition, /*withElseRegion=*/true);
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    thenBody();
-    b.setInsertionPointToStart(&op.getElseRegion().front());
-    elseBody();
-  }
-
   /// Whether this workgroup's 16-row tile lies wholly in the a4w4 padding.
   Value tileWhollyPastM() {
     return cmp(arith::CmpIPredicate::uge, mulBy(rowTile, kTileRows), mIndex);
-  }
-
-  /// Asks LLVM not to unroll `loop`. O3 otherwise fully unrolls short
-  /// constant-trip loops and schedules every iteration's loads together,
-  /// which is what the loop was written to avoid. The attribute's value is
-  /// an LLVM dialect attribute, so convert-scf-to-cf moves it onto the loop's
-  /// back edge and the cf-to-llvm lowering makes it that llvm.br's inherent
-  /// `loop_annotation` (hence this name, without a dialect prefix), which
-  /// becomes `!llvm.loop !{!"llvm.loop.unroll.disable"}`.
-  void keepRolled(mlir::scf::ForOp loop) {
-    mlir::MLIRContext *ctx = b.getContext();
-    auto unroll = mlir::LLVM::LoopUnrollAttr::get(ctx, /*disable=*/b.getBoolAttr(true), {}, {},
-                                                  {}, {}, {}, {});
-    loop->setAttr("loop_annotation",
-                  mlir::LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, unroll, {}, {}, {}, {},
-                                                      {}, {}, {}, {}, {}, {}, {}));
-  }
-
-  /// Elements [offset, offset + size) of a 1-D vector. A vector.shuffle
-  /// rather than extract_strided_slice: convert-gpu-to-rocdl lowers shuffles
-  /// itself, so no separate vector-to-llvm pass has to run before the
-  /// workgroup address space is mapped.
-  Value slice(Value v, int64_t offset, int64_t size) {
-    llvm::SmallVector<int64_t, 4> mask;
-    for (int64_t i = 0; i < size; ++i)
-      mask.push_back(offset + i);
-    return vector::ShuffleOp::create(b, v, v, mask);
   }
 
   // --- operands ------------------------------------------------------------
@@ -326,71 +251,6 @@ private:
                                           elements);
   }
 
-  /// This lane's A operand of tile 0 of Sylvester's Hadamard matrix,
-  /// computed in registers: H[in][out] = (-1)^parity(in & out) *
-  /// bf16(1/sqrt(RS)) (numerics hadamardMatrixBf16) for in = 8g + t
-  /// (t = 0..7) and out = l%16, as four i32 words of two bf16 each.
-  ///
-  /// Why not popcount per element: that is ~80 instructions per kernel
-  /// (a third of an RS=64 kernel) and the compile time that goes with
-  /// them. With out = 8 b3 + o (o = l%8, b3 = bit 3 of l):
-  ///   parity((8g + t) & out) = (g & b3 & 1) ^ parity(t & o),
-  /// and for the pair t = 2i, 2i+1 of word i,
-  ///   parity(2i & o) = parity(i & (o >> 1)), parity((2i+1) & o) = that ^ (o & 1).
-  /// So word i is the magnitude pair with the high half's sign set by bit 0
-  /// of o, both signs flipped by f = g & b3 & 1, and both flipped again by
-  /// bit 1 of o (i = 1, 3) and by bit 2 of o (i = 2, 3): a dozen
-  /// instructions.
-  Value hadamardTileZeroOperand() {
-    const uint32_t magnitude = f32ToBf16(hadamardNormF32(spec.RS));
-    Value laneI32 = arith::IndexCastOp::create(b, b.getI32Type(), lane);
-    auto laneBit = [&](int bit) {
-      return arith::AndIOp::create(b, arith::ShRUIOp::create(b, laneI32, i32(bit)), i32(1));
-    };
-    // 0 or kBf16PairSigns, from a bit (0 or 1).
-    auto pairSignsIf = [&](Value bit) { return mul(bit, i32(kBf16PairSigns)); };
-    Value highSign = arith::ShLIOp::create(b, laneBit(0), i32(31));
-    Value base = arith::OrIOp::create(b, highSign, i32(int32_t(magnitude | magnitude << 16)));
-    Value flip = arith::AndIOp::create(b, laneBit(3), laneBit(4)); // b3 & (g & 1)
-    Value word0 = arith::XOrIOp::create(b, base, pairSignsIf(flip));
-    Value word1 = arith::XOrIOp::create(b, word0, pairSignsIf(laneBit(1)));
-    Value bit2Signs = pairSignsIf(laneBit(2));
-    Value word2 = arith::XOrIOp::create(b, word0, bit2Signs);
-    Value word3 = arith::XOrIOp::create(b, word1, bit2Signs);
-    Value words = vector::FromElementsOp::create(b, mlir::VectorType::get({4}, b.getI32Type()),
-                                                 mlir::ValueRange{word0, word1, word2, word3});
-    return vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getBF16Type()), words);
-  }
-
-  /// The signs (kBf16PairSigns or 0) that turn tile 0's Hadamard operand
-  /// into tile 1's: bit 4 of out = 16 + l%16 meets bit 4 of 8g + t, which is
-  /// g >= 2.
-  Value hadamardTileOneSigns() {
-    return arith::SelectOp::create(b, cmp(arith::CmpIPredicate::uge, group, idx(2)),
-                                   i32(kBf16PairSigns), i32(0));
-  }
-
-  /// Flips the sign bit of every bf16 element (exact negation).
-  Value negateBf16(Value v) {
-    auto v8i16 = mlir::VectorType::get({8}, b.getI16Type());
-    Value bits = vector::BitCastOp::create(b, v8i16, v);
-    auto signs = arith::ConstantOp::create(
-        b, mlir::DenseElementsAttr::get(v8i16, llvm::APInt(16, 0x8000)));
-    return vector::BitCastOp::create(b, v.getType(), arith::XOrIOp::create(b, bits, signs));
-  }
-
-  /// The sign bits of both bf16 halves of an i32.
-  static constexpr int32_t kBf16PairSigns = int32_t(0x80008000u);
-
-  /// v with every bf16 sign bit flipped where `mask` (i32, 0 or
-  /// kBf16PairSigns) has it: an exact negation, or v itself.
-  Value flipSigns(Value v, Value mask) {
-    auto v4i32 = mlir::VectorType::get({4}, b.getI32Type());
-    Value bits = vector::BitCastOp::create(b, v4i32, v);
-    Value masks = vector::BroadcastOp::create(b, v4i32, mask);
-    return vector::BitCastOp::create(b, v.getType(), arith::XOrIOp::create(b, bits, masks));
-  }
-
   // --- work units ----------------------------------------------------------
   /// What a wave holds for the rotation block it computes.
   struct RotatedUnit {
@@ -405,7 +265,7 @@ private:
     /// tile, [tile][0], and its negation, [tile][1].
     Value hadamard[2][2];
     /// rot=hadamard, output-block loop: this lane's operand of tile 0 of
-    /// output block 0, and the signs (kBf16PairSigns or 0) that turn it into
+    /// output block 0, and the signs (HadamardOperands::kPairSigns or 0) that turn it into
     /// tile 1's.
     Value hadamardBase, hadamardTileSigns;
     /// R read through LDS: ldsLaneOffset() plus the start of the current
@@ -452,18 +312,18 @@ private:
     // blocks are unrolled, else with a select (at RS=128 O3 unrolls the
     // loop's four iterations and the selects fold away).
     if (spec.rot == RotationKind::Hadamard && !xorsHadamardSigns()) {
-      u.hadamard[0][0] = hadamardTileZeroOperand();
-      u.hadamard[1][0] = flipSigns(u.hadamard[0][0], hadamardTileOneSigns());
+      u.hadamard[0][0] = hadamard->tileZero();
+      u.hadamard[1][0] = hadamard->flipSigns(u.hadamard[0][0], hadamard->tileOneSigns());
       for (int tile = 0; tile < 2; ++tile)
-        u.hadamard[tile][1] = negateBf16(u.hadamard[tile][0]);
+        u.hadamard[tile][1] = hadamard->negate(u.hadamard[tile][0]);
     }
     // In the loop LLVM keeps (RS=256), four live vectors plus the selected
     // one cost 20 VGPRs (70 in all, 7 waves). Bit 4 of 8g+t is g >= 2, so
     // tile 1's entries are tile 0's negated in lanes with g >= 2: one vector
     // and an xor of sign bits per MFMA serve every (tile, o, c).
     if (spec.rot == RotationKind::Hadamard && xorsHadamardSigns()) {
-      u.hadamardBase = hadamardTileZeroOperand();
-      u.hadamardTileSigns = hadamardTileOneSigns();
+      u.hadamardBase = hadamard->tileZero();
+      u.hadamardTileSigns = hadamard->tileOneSigns();
     }
     return u;
   }
@@ -483,12 +343,12 @@ private:
         return arith::SelectOp::create(b, chunkSignFlipped(c, outBlock), u.hadamard[tile][1],
                                        u.hadamard[tile][0]);
       }
-      Value signs = outBlockConst ? i32(flippedAt(*outBlockConst) ? kBf16PairSigns : 0)
+      Value signs = outBlockConst ? i32(flippedAt(*outBlockConst) ? HadamardOperands::kPairSigns : 0)
                                   : arith::SelectOp::create(b, chunkSignFlipped(c, outBlock),
-                                                            i32(kBf16PairSigns), i32(0));
+                                                            i32(HadamardOperands::kPairSigns), i32(0));
       if (tile == 1)
         signs = arith::XOrIOp::create(b, signs, u.hadamardTileSigns);
-      return flipSigns(u.hadamardBase, signs);
+      return hadamard->flipSigns(u.hadamardBase, signs);
     }
     case RotationKind::Learned:
       return transposedOperand(u.ldsReadBase, c * 32 * ldsPitch() + tile * 16 +
@@ -512,11 +372,6 @@ private:
       tiles[tile] = acc;
     }
     emitQuantizeBlock(add(mulBy(u.unit, spec.RS / 32), outBlock), tiles[0], tiles[1]);
-  }
-
-  Value zeroAccumulator() {
-    return arith::ConstantOp::create(
-        b, mlir::DenseElementsAttr::get(mlir::VectorType::get({4}, b.getF32Type()), 0.0f));
   }
 
   /// One rotation block of 16 tokens: load the block's x once, then for each
@@ -723,11 +578,6 @@ private:
     mlir::scf::YieldOp::create(b, chunkLoop.getResults().drop_front(2));
   }
 
-  /// Orders this lane's LDS accesses for the compiler (emitWaveTransposedUnit).
-  void waveFence() {
-    mlir::LLVM::FenceOp::create(b, mlir::LLVM::AtomicOrdering::acq_rel, "wavefront");
-  }
-
   /// parity(c & outBlock) as i1: whether the Hadamard chunk (c, outBlock)
   /// uses the negated operand.
   Value chunkSignFlipped(int c, Value outBlock) {
@@ -760,37 +610,8 @@ private:
   /// tile0/tile1: this lane's channels 4g..4g+3 and 16+4g..16+4g+3 of scale
   /// block `scaleBlock` for token `row`, as vector<4xf32>.
   void emitQuantizeBlock(Value scaleBlock, Value tile0, Value tile1) {
-    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
-    if (spec.inter == Intermediate::Bf16) {
-      auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
-      Value rounded0 = arith::TruncFOp::create(b, v4bf16, tile0);
-      Value rounded1 = arith::TruncFOp::create(b, v4bf16, tile1);
-      tile0 = arith::ExtFOp::create(b, v4f32, rounded0);
-      tile1 = arith::ExtFOp::create(b, v4f32, rounded1);
-    }
-    // amax: NaN-propagating maximum of |v| (numerics blockAmax).
-    Value absMax = arith::MaximumFOp::create(b, mlir::math::AbsFOp::create(b, tile0),
-                                             mlir::math::AbsFOp::create(b, tile1));
-    Value amax = vector::ReductionOp::create(b, vector::CombiningKind::MAXIMUMF, absMax);
-    for (int distance : {16, 32}) {
-      auto shuffle = mlir::gpu::ShuffleOp::create(b, amax, distance, kLanes,
-                                                  mlir::gpu::ShuffleMode::XOR);
-      amax = arith::MaximumFOp::create(b, amax, shuffle.getShuffleResult());
-    }
-    Value scaleByte = emitScaleByte(b, spec.scale, spec.fmt, amax);
-    // v_cvt_scalef32_* read the scale from bits [30:23] of an f32.
-    Value scale = arith::BitcastOp::create(
-        b, b.getF32Type(), arith::ShLIOp::create(b, scaleByte, i32(23)));
-
-    auto packedType = mlir::VectorType::get({8}, b.getType<mlir::Float4E2M1FNType>());
-    Value packed;
-    Value halves[4] = {slice(tile0, 0, 2), slice(tile0, 2, 2), slice(tile1, 0, 2),
-                       slice(tile1, 2, 2)};
-    for (int byte = 0; byte < 4; ++byte)
-      packed = mlir::amdgpu::PackedScaledTruncOp::create(b, packedType, halves[byte], scale,
-                                                         uint32_t(byte), packed);
-    Value bytes = vector::BitCastOp::create(
-        b, mlir::VectorType::get({4}, b.getI8Type()), packed);
+    const QuantizedBlock block = quantizer.quantize(tile0, tile1);
+    Value bytes = block.bytes, scaleByte = block.scaleByte;
 
     ifThen(rowValid, [&] {
       // Codes of channels (4g..4g+3) are bytes 2g, 2g+1 of the block's 16;
@@ -801,7 +622,7 @@ private:
                               mlir::ValueRange{row, add(codeBase, idx(8))});
       if (!rowInPadding)
         ifThen(isGroupZero, [&] {
-          storeScale(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
+          scales->store(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
         });
     });
     if (rowInPadding) {
@@ -812,44 +633,19 @@ private:
         Value byte = arith::SelectOp::create(
             b, rowValid, arith::TruncIOp::create(b, b.getI8Type(), scaleByte),
             arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte));
-        storeScale(scaleBlock, byte);
+        scales->store(scaleBlock, byte);
       });
     }
   }
 
-  void storeScale(Value scaleBlock, Value byte) {
-    if (spec.layout == ScaleLayout::Plain) {
-      mlir::memref::StoreOp::create(b, byte, s, mlir::ValueRange{row, scaleBlock});
-      return;
-    }
-    // AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex): the row's part
-    // (prepareShuffledScales) plus the block's, into the flat array.
-    Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
-    index = add(index, mulBy(remBy(scaleBlock, 4), 64));
-    index = add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));
-    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{index});
-  }
-
-  /// a4w4_shuffle: the scale argument as one flat array, and this lane's
-  /// row's part of every shuffled index, computed once. The index is flat
-  /// by nature; splitting it into the argument's (row, column) only for the
-  /// memref lowering to multiply them back took a 64-bit division and
-  /// remainder by the padded column count per store (six stores at RS=64).
-  void prepareShuffledScales() {
-    llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
-    flatScales = mlir::memref::CollapseShapeOp::create(b, s, bothDims);
-    const int64_t paddedCols = args.bufferType("s").getDimSize(1);
-    shuffledRowOffset = add(add(mulBy(divBy(row, 32), paddedCols * 32), mulBy(remBy(row, 16), 4)),
-                            divBy(remBy(row, 32), 16));
-  }
-
-  mlir::ImplicitLocOpBuilder &b;
   const KernelSpec &spec;
   const KernelTiling &tiling;
   const KernelArguments args;
+  BlockQuantizer quantizer;
+  std::optional<HadamardOperands> hadamard; // once the lane is known
+  std::optional<ScaleWriter> scales;        // once the row is known
   Value x, r, q, s, m, lds;
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
-  Value flatScales, shuffledRowOffset; // a4w4_shuffle only
 };
 
 } // namespace
