@@ -39,8 +39,7 @@ void registerMxfDialect(mlir::DialectRegistry &registry);
 ///       return
 ///     }
 ///   }
-/// with the arguments of kernelOperands(spec) (dialects/mxf/
-/// kernel_signature.h) in order, then the row count for every op but
+/// with the arguments of kernelOperands(spec) (abi/operands.h) in order, then the row count for every op but
 /// quant_weight. Loads the func and mxf dialects into `context`. The module
 /// verifies. Returns null (and emits nothing) when validateSpec rejects the
 /// spec; use tryBuildMxfModule for the reason.

@@ -109,9 +109,9 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
     const std::vector<uint8_t> want = rawBytes(expected);
     if (all.size() < want.size())
       return Result<KernelRun>::failure("output '" + name + "' is smaller than the reference's");
-    // The reference's m-row array is a prefix of the bucket-sized buffer:
-    // row-major [m, ...] for plain arrays, and for the a4w4 shuffle the
-    // first pad256(m) rows' 32-row tiles are stored first.
+    // The kernel's buffers hold exactly the m rows (abi/), so the
+    // reference's arrays cover them; any bytes beyond (none today) must
+    // still be poison.
     const size_t rowBytes = expected.shape.size() > 1 ? want.size() / expected.shape[0] : 1;
     for (size_t i = 0; i < want.size(); ++i) {
       if (all[i] == want[i])

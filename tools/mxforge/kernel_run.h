@@ -2,9 +2,8 @@
 //
 // What `mxforge run` and `mxforge demo` share: get a spec's code object
 // (compiled in process, or read from a file), run it on a device with the
-// inputs of a reference run, cut the bucket-sized outputs down to the
-// reference's shapes, and compare every byte. Rows the kernel must not
-// touch are checked too.
+// inputs of a reference run (exactly m rows, as the kernel reads them), and
+// compare every output byte with the reference's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TOOLS_MXFORGE_KERNEL_RUN_H
