@@ -352,6 +352,8 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
     for (size_t i = 0; rowStrides && i < operandCount; ++i)
       if (rowStrides[i] != 0)
         strides[kernel->operands[i].name] = rowStrides[i];
+    // The operands at m rows, built once: what each pointer must hold.
+    const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(spec, m);
     std::vector<mxf::runtime::KernelArg> args;
     for (size_t i = 0; i < operandCount; ++i) {
       if (!operands[i])
@@ -361,11 +363,10 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
       // Memory of mxf_malloc is checked against the operand's size; other
       // pointers (the engine's own allocations) are the caller's to size.
       // m rows (not the bucket) is what the kernel touches.
-      mxf::Result<uint64_t> span =
-          mxf::runtime::operandBytes(spec, m, kernel->operands[i].name, strides);
-      if (!span.ok())
-        return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch: " + span.error());
-      const uint64_t needed = span.value();
+      mxf::Result<int64_t> stride = mxf::runtime::rowStrideOf(atM[i], strides);
+      if (!stride.ok())
+        return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch: " + stride.error());
+      const uint64_t needed = mxf::operandSpanBytes(atM[i], stride.value());
       if (std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
           room && *room < needed)
         return fail(MXF_ERROR_INVALID_ARGUMENT,
@@ -373,7 +374,7 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
                         std::to_string(*room) + " bytes of its buffer from the pointer on, " +
                         "the kernel needs " + std::to_string(needed) + " for m=" +
                         std::to_string(m) + " rows (" +
-                        mxf::kernelOperands(spec, m)[i].derivation + ")");
+                        atM[i].derivation + ")");
       args.push_back(mxf::runtime::KernelArg::pointer(address));
     }
     mxf::Status launched = mxf::runtime::launchSpecKernel(

@@ -10,23 +10,6 @@
 namespace mxf::runtime {
 namespace {
 
-/// The stride of `operand` in `strides`, or its row length; an error names
-/// a stride below the row or beyond the kernel's i32 argument.
-Result<int64_t> strideOf(const KernelOperand &operand, const RowStrides &strides) {
-  auto it = strides.find(operand.name);
-  if (it == strides.end())
-    return operand.rowElements();
-  if (!operand.strided())
-    return Result<int64_t>::failure(std::string("'") + operand.name +
-                                    "' takes no row stride (its rows are dense)");
-  if (it->second < operand.rowElements() || it->second > std::numeric_limits<int32_t>::max())
-    return Result<int64_t>::failure(std::string("the row stride of '") + operand.name + "' is " +
-                                    std::to_string(it->second) + "; it must be at least " +
-                                    std::to_string(operand.rowElements()) +
-                                    " (the row) and fit in an i32");
-  return it->second;
-}
-
 Status checkStrideNames(const KernelSpec &spec, const RowStrides &strides) {
   for (const auto &[name, stride] : strides)
     if (Result<KernelOperand> operand = findKernelOperand(spec, spec.M, name); !operand.ok())
@@ -47,6 +30,21 @@ Status checkRows(const KernelSpec &spec, const LaunchRecord &record, int m) {
 
 } // namespace
 
+Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides) {
+  auto it = strides.find(operand.name);
+  if (it == strides.end())
+    return operand.rowElements();
+  if (!operand.strided())
+    return Result<int64_t>::failure(std::string("'") + operand.name +
+                                    "' takes no row stride (its rows are dense)");
+  if (it->second < operand.rowElements() || it->second > std::numeric_limits<int32_t>::max())
+    return Result<int64_t>::failure(std::string("the row stride of '") + operand.name + "' is " +
+                                    std::to_string(it->second) + "; it must be at least " +
+                                    std::to_string(operand.rowElements()) +
+                                    " (the row) and fit in an i32");
+  return it->second;
+}
+
 LaunchConfig launchConfigFor(const LaunchRecord &record, int m) {
   const std::array<uint32_t, 3> grid = record.gridFor(uint32_t(m));
   LaunchConfig config;
@@ -62,7 +60,7 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &
   Result<KernelOperand> operand = findKernelOperand(spec, m, name);
   if (!operand.ok())
     return operand.status();
-  Result<int64_t> stride = strideOf(operand.value(), strides);
+  Result<int64_t> stride = rowStrideOf(operand.value(), strides);
   if (!stride.ok())
     return stride.status();
   return operandSpanBytes(operand.value(), stride.value());
@@ -83,7 +81,7 @@ Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &
   std::vector<int32_t> strideValues;
   for (size_t i = 0; i < table.size(); ++i) {
     const KernelOperand &operand = table[i];
-    Result<int64_t> stride = strideOf(operand, strides);
+    Result<int64_t> stride = rowStrideOf(operand, strides);
     if (!stride.ok())
       return stride.status();
     if (operand.strided())
@@ -140,7 +138,7 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
   std::vector<ScopedBuffer> buffers;
   std::vector<KernelArg> args;
   for (const KernelOperand &operand : operands) {
-    Result<int64_t> stride = strideOf(operand, options.rowStrides);
+    Result<int64_t> stride = rowStrideOf(operand, options.rowStrides);
     if (!stride.ok())
       return stride.status();
     const uint64_t size = operandSpanBytes(operand, stride.value());

@@ -12,6 +12,7 @@
 
 #include "abi/kernel_info.h"
 #include "abi/launch_record.h"
+#include "abi/operands.h"
 #include "numerics/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
@@ -51,6 +52,11 @@ struct SpecLaunchOptions {
   HostArrays initialOutputs;
   RowStrides rowStrides;
 };
+
+/// The row stride of `operand` in `strides`, or its row length when it is not
+/// named; an error names a stride below the row, a stride on a dense operand,
+/// or one beyond the kernel's i32 argument.
+Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides);
 
 /// Bytes operand `name` of `spec` spans for m rows with `strides`.
 Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,

@@ -27,21 +27,6 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-/// Byte count of a kernel operand at its static (bucket) shape.
-size_t operandBytes(const KernelOperand &op) {
-  size_t n = op.element == OperandElement::Bf16 ? 2 : op.element == OperandElement::I32 ? 4 : 1;
-  for (int64_t d : op.shape)
-    n *= size_t(d);
-  return n;
-}
-
-const KernelOperand *findOperand(const std::vector<KernelOperand> &ops, const char *name) {
-  for (const KernelOperand &op : ops)
-    if (std::strcmp(op.name, name) == 0)
-      return &op;
-  return nullptr;
-}
-
 } // namespace
 
 RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout) {
@@ -57,20 +42,12 @@ Result<LoadedKernel> compileAndLoad(runtime::Device &device, const KernelSpec &s
     return supported;
   out.tiling = chooseRotateQuantTiling(spec);
 
-  const std::vector<KernelOperand> ops = kernelOperands(spec);
-  const KernelOperand *q = findOperand(ops, "q");
-  const KernelOperand *s = findOperand(ops, "s");
-  if (!q || !s || q->shape.size() != 2 || s->shape.size() != 2)
+  out.shape = outputShapeAt(spec, spec.M);
+  if (out.shape.qCols == 0 || out.shape.sCols == 0)
     return Result<LoadedKernel>::failure("kernelOperands has no 2-D q and s for " +
                                          printSpec(spec));
-  out.shape.k = size_t(spec.K);
-  out.shape.bucket = size_t(q->shape[0]);
-  out.shape.qCols = size_t(q->shape[1]);
-  out.shape.sRows = size_t(s->shape[0]);
-  out.shape.sCols = size_t(s->shape[1]);
-  out.shape.layout = spec.layout;
-  if (const KernelOperand *r = findOperand(ops, "r"))
-    out.rElements = operandBytes(*r) / 2;
+  if (Result<KernelOperand> r = findKernelOperand(spec, spec.M, "r"); r.ok())
+    out.rElements = size_t(r.value().shape[0] * r.value().rowElements());
   if (out.rElements != rotationMatrixElements(spec.rot, spec.RS, size_t(spec.K)))
     return Result<LoadedKernel>::failure("kernelOperands' r disagrees with numerics' "
                                          "rotationMatrixElements for " + printSpec(spec));
