@@ -27,8 +27,8 @@ double millisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::vector<uint8_t> rawBytes(const NpyArray &array) {
-  std::vector<uint8_t> bytes(array.size() * npyItemSize(array.dtype()));
+std::vector<uint8_t> rawBytes(const arrays::NpyArray &array) {
+  std::vector<uint8_t> bytes(array.size() * arrays::npyItemSize(array.dtype()));
   std::visit([&](const auto &values) { std::memcpy(bytes.data(), values.data(), bytes.size()); },
              array.values);
   return bytes;
@@ -83,7 +83,8 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
 }
 
 Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
-                                const KernelSpec &spec, int m, const ReferenceRun &reference) {
+                                const KernelSpec &spec, int m,
+                                const arrays::ReferenceRun &reference) {
   runtime::HostArrays inputs;
   for (const auto &[name, array] : reference.inputs) {
     // The reference's arrays have exactly m rows, as the kernel reads them.
@@ -127,7 +128,7 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
         run.details.push_back(fmt::format("{}: byte {} past M was written (0x{:02x})", name, i,
                                           all[i]));
     }
-    NpyArray cut = expected;
+    arrays::NpyArray cut = expected;
     std::visit([&](auto &values) { std::memcpy(values.data(), all.data(), want.size()); },
                cut.values);
     run.outputs.emplace(name, std::move(cut));
