@@ -61,14 +61,24 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   for (const KernelInfo &info : infos.value()) {
     names += (names.empty() ? "" : ", ") + info.name;
     if ((kernelName.empty() && infos.value().size() == 1) || info.name == kernelName) {
-      // A bare .hsaco carries no launch record: the spec's template family
-      // gives it, and it must agree with the file's own metadata.
+      // The spec's template family says how its code launches; a code
+      // object mxforge compiled carries the same record, and one that
+      // carries another was compiled for another spec.
       Result<KernelSpec> code = codeSpecFor(spec);
       if (!code.ok())
         return code.status();
       kernel.code.kernel = info;
       kernel.code.spec = printSpec(code.value());
       kernel.code.launch = findTemplateFamily(spec.op)->launchRecord(code.value());
+      Result<std::optional<LaunchRecord>> embedded =
+          codeobj::readLaunchRecord(kernel.code.hsaco);
+      if (!embedded.ok())
+        return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + embedded.error());
+      if (embedded.value() && *embedded.value() != kernel.code.launch)
+        return Result<CompiledKernel>::failure(
+            "'" + hsacoPath + "' is not the code of " + printSpec(spec) +
+            ": it launches as " + embedded.value()->describe() + ", the spec as " +
+            kernel.code.launch.describe());
       if (Status agrees = kernel.code.launch.checkAgainst(info); !agrees.ok())
         return Result<CompiledKernel>::failure("'" + hsacoPath + "' is not the code of " +
                                                printSpec(spec) + ": " + agrees.message());
