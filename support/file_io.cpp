@@ -86,33 +86,99 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t max
     }
     done += size_t(got);
   }
+  // A file with more bytes than its size says (procfs and sysfs report 0)
+  // cannot be read within a known bound: refuse it rather than call it empty.
+  uint8_t probe;
+  ssize_t more;
+  do
+    more = ::read(fd, &probe, 1);
+  while (more < 0 && errno == EINTR);
+  if (more > 0)
+    return Result<std::vector<uint8_t>>::failure(
+        path + ": holds more bytes than the " + std::to_string(info.st_size) +
+        " its size reports (a /proc or /sys file?); mxforge reads regular files of known size");
   return bytes;
 }
 
-Status writeFileAtomically(const std::string &path, const void *data, size_t size) {
+// The test seam: stages left before the failing one (-1: off).
+std::atomic<int> stagesBeforeInjectedFailure{-1};
+std::atomic<int> injectedWriteError{0};
+
+void injectWriteFailureForTesting(int stagesBefore, int error) {
+  injectedWriteError = error;
+  stagesBeforeInjectedFailure = stagesBefore;
+}
+
+StagedFile::~StagedFile() { discard(); }
+
+StagedFile::StagedFile(StagedFile &&other) noexcept
+    : destination_(std::move(other.destination_)), temporary_(std::move(other.temporary_)) {
+  other.temporary_.clear();
+}
+
+StagedFile &StagedFile::operator=(StagedFile &&other) noexcept {
+  if (this != &other) {
+    discard();
+    destination_ = std::move(other.destination_);
+    temporary_ = std::move(other.temporary_);
+    other.temporary_.clear();
+  }
+  return *this;
+}
+
+void StagedFile::discard() {
+  if (!temporary_.empty())
+    ::unlink(temporary_.c_str());
+  temporary_.clear();
+}
+
+Result<StagedFile> StagedFile::stage(const std::string &path, const void *data, size_t size) {
+  using R = Result<StagedFile>;
   std::string directory, name;
   splitPath(path, directory, name);
   if (name.empty())
-    return Status::failure(path + ": not a file path");
+    return R::failure(path + ": not a file path");
+  // The name is unique within this process (pid, thread, counter); another
+  // process may still hold it (a reused pid, a leftover of a killed run), so
+  // a taken name is retried with the next counter value, never reused.
   static std::atomic<uint64_t> counter{0};
-  std::string temporary = (directory == "/" ? "" : directory) + "/." + name +
-                          std::string(kTempFileMarker) + std::to_string(::getpid()) + "-" +
-                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()) %
-                                         1000000007) +
-                          "-" + std::to_string(counter.fetch_add(1));
-  int fd;
-  do
-    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  while (fd < 0 && errno == EINTR);
+  const std::string prefix = (directory == "/" ? "" : directory) + "/." + name +
+                             std::string(kTempFileMarker) + std::to_string(::getpid()) + "-" +
+                             std::to_string(std::hash<std::thread::id>()(
+                                                std::this_thread::get_id()) %
+                                            1000000007) +
+                             "-";
+  constexpr int kAttempts = 64;
+  std::string temporary;
+  int fd = -1;
+  for (int attempt = 0; attempt < kAttempts && fd < 0; ++attempt) {
+    temporary = prefix + std::to_string(counter.fetch_add(1));
+    do
+      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   if (fd < 0)
-    return Status::failure(path + ": cannot create a temporary file in " + directory + ": " +
-                           errnoText(errno));
+    return R::failure(path + ": cannot create a temporary file in " + directory + ": " +
+                      errnoText(errno));
+  StagedFile staged;
+  staged.destination_ = path;
+  staged.temporary_ = temporary; // from here on the destructor removes it
   FileDescriptor file(fd);
   auto fail = [&](const std::string &what, int error) {
-    ::unlink(temporary.c_str());
-    return Status::failure(path + ": " + what + ": " + errnoText(error));
+    return R::failure(path + ": " + what + ": " + errnoText(error));
   };
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  // The test seam: this stage's write stops half-way, as on a full disk.
+  int before = stagesBeforeInjectedFailure.load();
+  while (before >= 0 && !stagesBeforeInjectedFailure.compare_exchange_weak(before, before - 1)) {
+  }
+  if (before == 0) {
+    if (::write(fd, bytes, size / 2) < 0)
+      return fail("write failed", errno);
+    return fail("write failed", injectedWriteError.load());
+  }
   size_t done = 0;
   while (done < size) {
     ssize_t wrote = ::write(fd, bytes + done, size - done);
@@ -126,9 +192,27 @@ Status writeFileAtomically(const std::string &path, const void *data, size_t siz
     return fail("fsync failed", errno);
   if (file.close() != 0)
     return fail("close failed", errno);
-  if (::rename(temporary.c_str(), path.c_str()) != 0)
-    return fail("cannot rename the temporary file into place", errno);
+  return staged;
+}
+
+Status StagedFile::commit() {
+  if (temporary_.empty())
+    return Status::failure(destination_ + ": nothing staged to put in place");
+  if (::rename(temporary_.c_str(), destination_.c_str()) != 0) {
+    const int error = errno;
+    discard();
+    return Status::failure(destination_ + ": cannot rename the temporary file into place: " +
+                           errnoText(error));
+  }
+  temporary_.clear();
   return Status::success();
+}
+
+Status writeFileAtomically(const std::string &path, const void *data, size_t size) {
+  Result<StagedFile> staged = StagedFile::stage(path, data, size);
+  if (!staged.ok())
+    return staged.status();
+  return staged.value().commit();
 }
 
 Status createDirectories(const std::string &path) {
@@ -152,7 +236,28 @@ Status createDirectories(const std::string &path) {
 }
 
 bool isAtomicWriteTemporary(std::string_view name) {
-  return !name.empty() && name[0] == '.' && name.find(kTempFileMarker) != std::string_view::npos;
+  // Exactly "." + a name + ".tmp-" + three dash-separated decimal numbers:
+  // a user's ".vimrc.tmp-1" is not ours.
+  if (name.size() < 2 || name[0] != '.')
+    return false;
+  const size_t marker = name.rfind(kTempFileMarker);
+  if (marker == std::string_view::npos || marker < 2)
+    return false;
+  std::string_view suffix = name.substr(marker + kTempFileMarker.size());
+  for (int field = 0; field < 3; ++field) {
+    size_t digits = 0;
+    while (digits < suffix.size() && suffix[digits] >= '0' && suffix[digits] <= '9')
+      ++digits;
+    if (digits == 0)
+      return false;
+    suffix.remove_prefix(digits);
+    if (field < 2) {
+      if (suffix.empty() || suffix.front() != '-')
+        return false;
+      suffix.remove_prefix(1);
+    }
+  }
+  return suffix.empty();
 }
 
 } // namespace mxf

@@ -30,8 +30,42 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path,
 /// `mxforge cache clear` and the tests look for it.
 constexpr std::string_view kTempFileMarker = ".tmp-";
 
-/// Writes `size` bytes to `path` atomically (see the file comment). The
-/// temporary is `<dir>/.<name>.tmp-<pid>-<thread>-<counter>`.
+/// A complete file written (and fsync'ed) to a temporary next to its
+/// destination, not yet in place: commit() renames it over the destination;
+/// destroying it uncommitted removes the temporary. Commands that write
+/// several files stage them all before committing any
+/// (support/output_files.h).
+class StagedFile {
+public:
+  /// Writes `size` bytes to `<dir>/.<name>.tmp-<pid>-<thread>-<counter>`;
+  /// a name another process holds is skipped, never reused.
+  static Result<StagedFile> stage(const std::string &path, const void *data, size_t size);
+  StagedFile() = default;
+  StagedFile(StagedFile &&other) noexcept;
+  StagedFile &operator=(StagedFile &&other) noexcept;
+  StagedFile(const StagedFile &) = delete;
+  StagedFile &operator=(const StagedFile &) = delete;
+  ~StagedFile();
+
+  /// rename(2) over the destination; on failure the temporary is removed and
+  /// the destination is as it was.
+  Status commit();
+  const std::string &destination() const { return destination_; }
+  const std::string &temporary() const { return temporary_; }
+
+private:
+  void discard();
+  std::string destination_;
+  std::string temporary_; // empty once committed or discarded
+};
+
+/// Test seam (the full-disk cases without a full disk): after
+/// `stagesBefore` more successful stages, the next one's write stops
+/// half-way and fails with errno `error` (e.g. ENOSPC); -1 disarms it.
+void injectWriteFailureForTesting(int stagesBefore, int error);
+
+/// Writes `size` bytes to `path` atomically (see the file comment): stage,
+/// then commit.
 Status writeFileAtomically(const std::string &path, const void *data, size_t size);
 inline Status writeFileAtomically(const std::string &path, const std::vector<uint8_t> &bytes) {
   return writeFileAtomically(path, bytes.data(), bytes.size());
@@ -41,8 +75,8 @@ inline Status writeFileAtomically(const std::string &path, const std::vector<uin
 /// it exists as a directory.
 Status createDirectories(const std::string &path);
 
-/// True if `name` (a file name, not a path) is one of writeFileAtomically's
-/// temporaries.
+/// True if `name` (a file name, not a path) is exactly the pattern of
+/// StagedFile's temporaries: `.<name>.tmp-<digits>-<digits>-<digits>`.
 bool isAtomicWriteTemporary(std::string_view name);
 
 } // namespace mxf

@@ -14,6 +14,7 @@
 #include "spec/presets.h"
 #include "spec/spec_list.h"
 #include "support/file_io.h"
+#include "support/output_files.h"
 #include "support/version.h"
 #include "abi/versions.h"
 #include "tools/mxforge/cli_support.h"
@@ -110,6 +111,11 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
     cov = parsed.value();
   }
 
+  // Before any compile: -o must not be one of the spec lists.
+  if (Status distinct = checkDistinctOutputs({*flags.output}, {"the bundle"}, flags.specFiles);
+      !distinct.ok())
+    return reportError(err, distinct.message());
+
   // Gather specs: files first, then presets; a spec named twice is compiled once.
   std::vector<KernelSpec> specs;
   std::map<std::string, bool> seen;
@@ -171,7 +177,14 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
   BundleHeaderInfo header;
   header.mxforgeVersion = mxforgeVersion();
   header.llvmVersion = LLVM_VERSION_STRING;
-  if (Status written = writeBundleFile(*flags.output, header, inputs); !written.ok())
+  Result<std::vector<uint8_t>> bundle = encodeBundle(header, inputs);
+  if (!bundle.ok())
+    return reportError(err, "cannot write the bundle: " + bundle.error());
+  // Through support/output_files.h: -o /dev/null or a FIFO is written, not
+  // replaced; a failed write leaves the old bundle in place.
+  if (Status written = writeOutputFiles({{"the bundle", *flags.output, std::move(bundle.value())}},
+                                        flags.specFiles);
+      !written.ok())
     return reportError(err, "cannot write the bundle: " + written.message());
   // What the bundle stores: each distinct code object once.
   uint64_t codeBytes = 0;

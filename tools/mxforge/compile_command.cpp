@@ -12,6 +12,8 @@
 
 #include "compiler/compiler.h"
 #include "spec/kernel_spec.h"
+#include "support/file_io.h"
+#include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
 
 #include "llvm/Support/Error.h"
@@ -19,6 +21,10 @@
 
 namespace mxf::cli {
 namespace {
+
+/// The largest .mlir file `compile --input` reads (a kernel's IR is tens of
+/// kilobytes; this only keeps a wrong file from filling memory).
+constexpr uint64_t kMaxMlirInputBytes = uint64_t(256) << 20;
 
 namespace cl = llvm::cl;
 
@@ -64,20 +70,18 @@ template <typename T> std::optional<T> ifGiven(const cl::opt<T> &flag) {
   return flag.getNumOccurrences() ? std::optional<T>(flag.getValue()) : std::nullopt;
 }
 
-/// Writes `bytes` to `path` ('-': `out`) atomically, so that a failed write
-/// never leaves a truncated code object where a good one was.
-Status writeOutput(const std::string &path, llvm::StringRef bytes, llvm::raw_ostream &out) {
+/// Writes `bytes` to `path` ('-': `out`) through support/output_files.h: a
+/// failed write never leaves a truncated code object where a good one was,
+/// and a device or FIFO at `path` is written, not replaced.
+Status writeOutput(const std::string &path, llvm::StringRef bytes,
+                   const std::vector<std::string> &inputs, llvm::raw_ostream &out) {
   if (path == "-") {
     out << bytes;
     out.flush();
     return Status::success();
   }
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << bytes;
-        return llvm::Error::success();
-      }))
-    return Status::failure("cannot write '" + path + "': " + llvm::toString(std::move(error)));
-  return Status::success();
+  return writeOutputFiles({{"output", path, std::vector<uint8_t>(bytes.begin(), bytes.end())}},
+                          inputs);
 }
 
 int runCompile(const CompileFlags &flags, llvm::raw_ostream &out, llvm::raw_ostream &err) {
@@ -116,6 +120,13 @@ int runCompile(const CompileFlags &flags, llvm::raw_ostream &out, llvm::raw_ostr
   }
   options.printIrAfterAll = flags.printIrAfterAll;
   options.printStream = &err;
+  // Before the compile: an -o that names the input would destroy it.
+  std::vector<std::string> inputs;
+  if (flags.input && *flags.input != "-")
+    inputs.push_back(*flags.input);
+  if (output != "-")
+    if (Status distinct = checkDistinctOutputs({output}, {"output"}, inputs); !distinct.ok())
+      return reportError(err, distinct.message());
   std::string stageText;
   options.stageText = &stageText;
 
@@ -126,14 +137,23 @@ int runCompile(const CompileFlags &flags, llvm::raw_ostream &out, llvm::raw_ostr
       return reportError(err, "invalid spec: " + spec.error());
     compiled = compileSpec(spec.value(), options);
   } else {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> input =
-        llvm::MemoryBuffer::getFileOrSTDIN(*flags.input, /*IsText=*/true);
-    if (!input)
-      return reportError(err, "cannot read '" + *flags.input + "': " +
-                                  input.getError().message());
+    std::string text;
+    if (*flags.input == "-") {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> input =
+          llvm::MemoryBuffer::getSTDIN();
+      if (!input)
+        return reportError(err, "cannot read the standard input: " +
+                                    input.getError().message());
+      text = (*input)->getBuffer().str();
+    } else {
+      // A regular file of bounded size; a FIFO or device is refused.
+      Result<std::vector<uint8_t>> input = readFileBytes(*flags.input, kMaxMlirInputBytes);
+      if (!input.ok())
+        return reportError(err, "cannot read '" + *flags.input + "': " + input.error());
+      text.assign(input.value().begin(), input.value().end());
+    }
     const std::string name = *flags.input == "-" ? "<stdin>" : *flags.input;
-    llvm::StringRef text = (*input)->getBuffer();
-    compiled = compileMlirText(std::string_view(text.data(), text.size()), name, options);
+    compiled = compileMlirText(text, name, options);
   }
   if (!compiled.ok())
     return reportError(err, compiled.error());
@@ -144,9 +164,9 @@ int runCompile(const CompileFlags &flags, llvm::raw_ostream &out, llvm::raw_ostr
           ? llvm::StringRef(reinterpret_cast<const char *>(codeObject.hsaco.data()),
                             codeObject.hsaco.size())
           : llvm::StringRef(stageText);
-  if (Status written = writeOutput(output, bytes, out); !written.ok())
+  if (Status written = writeOutput(output, bytes, inputs, out); !written.ok())
     return reportError(err, written.message());
-  if (output != "-") {
+  if (!namesStandardOutput(output)) {
     // One line on what was written; stdout stays clean when it is the output.
     out << "wrote " << output << " (" << emit << ", " << bytes.size() << " bytes";
     if (*stage == CompileStage::Hsaco) {

@@ -15,9 +15,9 @@
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/commands.h"
 #include "tools/mxforge/inspect_bundle.h"
+#include "support/file_io.h"
 #include "tools/mxforge/text_table.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
@@ -29,6 +29,9 @@
 
 namespace mxf::cli {
 namespace {
+
+/// The largest file inspect reads: bundles of a whole model are megabytes.
+constexpr uint64_t kMaxInspectedFileBytes = uint64_t(1) << 30;
 
 namespace cl = llvm::cl;
 using namespace mxf::codeobj;
@@ -202,12 +205,12 @@ const FileKind kFileKinds[] = {
 
 int inspectFile(const std::string &path, const InspectOptions &options, llvm::raw_ostream &out,
                 llvm::raw_ostream &err) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return reportError(err, "cannot read '" + path + "': " + buffer.getError().message());
-  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-                                (*buffer)->getBufferSize());
+  // A regular file of bounded size: /dev/zero or a FIFO is refused, never
+  // read until memory runs out or a writer comes.
+  Result<std::vector<uint8_t>> contents = readFileBytes(path, kMaxInspectedFileBytes);
+  if (!contents.ok())
+    return reportError(err, "cannot read '" + path + "': " + contents.error());
+  llvm::ArrayRef<uint8_t> bytes(contents.value());
   for (const FileKind &kind : kFileKinds)
     if (kind.matches(bytes))
       return kind.inspect(path, bytes, options, out, err);

@@ -9,7 +9,7 @@
 #include "runtime/spec_launcher.h"
 #include "templates/registry.h"
 
-#include "llvm/Support/MemoryBuffer.h"
+#include "support/file_io.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +18,9 @@
 
 namespace mxf::cli {
 namespace {
+
+/// The largest .hsaco `run --hsaco` reads (ours are kilobytes).
+constexpr uint64_t kMaxCodeObjectFileBytes = uint64_t(256) << 20;
 
 constexpr uint8_t kPoison = 0xA5;
 constexpr size_t kMaxDetails = 5;
@@ -48,12 +51,10 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
     kernel.code = std::move(compiled.value());
     return kernel;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(hsacoPath);
-  if (!file)
-    return Result<CompiledKernel>::failure("cannot read '" + hsacoPath +
-                                           "': " + file.getError().message());
-  const llvm::StringRef bytes = (*file)->getBuffer();
-  kernel.code.hsaco.assign(bytes.begin(), bytes.end());
+  Result<std::vector<uint8_t>> file = readFileBytes(hsacoPath, kMaxCodeObjectFileBytes);
+  if (!file.ok())
+    return Result<CompiledKernel>::failure("cannot read '" + hsacoPath + "': " + file.error());
+  kernel.code.hsaco = std::move(file.value());
   Result<std::vector<KernelInfo>> infos = codeobj::readKernelInfos(kernel.code.hsaco);
   if (!infos.ok())
     return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + infos.error());

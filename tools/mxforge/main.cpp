@@ -56,6 +56,16 @@ int main(int argc, char **argv) {
     cl::HideUnrelatedOptions(mxforgeCategory(), *sub.command);
   cl::SetVersionPrinter(printVersion);
 
+  // LLVM's parser would expand @FILE arguments as response files, reading any
+  // file without bound; mxforge documents no response files, so an
+  // argument that starts with '@' is refused before parsing.
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] == '@')
+      return reportError(llvm::errs(),
+                         std::string("argument '") + argv[i] +
+                             "' starts with '@': mxforge reads no response files (for a file of "
+                             "that name, write ./" + argv[i] + ")",
+                         kExitUsage);
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
   const bool parsed = cl::ParseCommandLineOptions(

@@ -9,6 +9,8 @@
 
 #include "tools/mxforge/commands.h"
 
+#include "tools/mxforge/array_outputs.h"
+
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/cli_support.h"
 #include "arrays/random_inputs.h"
@@ -126,13 +128,14 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
   for (const NamedFile &file : inputFiles.value())
     if (!sig.value().findInput(file.name))
       return reportError(err, unknownNameMessage("input", file.name, spec, sig.value()));
-  std::set<std::string> outputPaths;
-  for (const NamedFile &file : outputFiles.value()) {
+  for (const NamedFile &file : outputFiles.value())
     if (!sig.value().findOutput(file.name) && !sig.value().findInput(file.name))
       return reportError(err, unknownNameMessage("output", file.name, spec, sig.value()));
-    if (!outputPaths.insert(file.path).second)
-      return reportError(err, "--out writes '" + file.path + "' twice");
-  }
+  std::vector<std::string> inputPaths;
+  for (const NamedFile &file : inputFiles.value())
+    inputPaths.push_back(file.path);
+  if (Status distinct = checkArrayOutputs(outputFiles.value(), inputPaths); !distinct.ok())
+    return reportError(err, distinct.message());
 
   arrays::NpyArrays given;
   for (const NamedFile &file : inputFiles.value()) {
@@ -147,14 +150,16 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
     return reportError(err, run.error());
   printSeedLine(out, seed, run.value(), spec);
 
+  if (Status written = writeArrayOutputs(outputFiles.value(), run.value().outputs,
+                                         run.value().inputs, inputPaths);
+      !written.ok()) {
+    out.flush();
+    return reportError(err, written.message());
+  }
   for (const NamedFile &file : outputFiles.value()) {
     const arrays::NpyArrays &from =
         run.value().outputs.count(file.name) ? run.value().outputs : run.value().inputs;
     const arrays::NpyArray &array = from.at(file.name);
-    if (Status s = arrays::writeNpy(file.path, array); !s.ok()) {
-      out.flush();
-      return reportError(err, "output " + file.name + ": " + s.message());
-    }
     out << "wrote " << file.name << " " << arrays::describeArray(array.dtype(), array.shape)
         << " to " << file.path << "\n";
   }

@@ -10,6 +10,8 @@
 
 #include "tools/mxforge/commands.h"
 
+#include "tools/mxforge/array_outputs.h"
+
 #include "runtime/device_factory.h"
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/cli_support.h"
@@ -104,6 +106,14 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       return reportError(err, "unknown output '" + file.name + "'; the outputs are: " +
                                   arrays::joinArrayNames(signature.value().outputs));
 
+  std::vector<std::string> inputPaths;
+  for (const NamedFile &file : inputFiles.value())
+    inputPaths.push_back(file.path);
+  if (!hsacoPath.empty())
+    inputPaths.push_back(hsacoPath);
+  if (Status distinct = checkArrayOutputs(outputFiles.value(), inputPaths); !distinct.ok())
+    return reportError(err, distinct.message());
+
   arrays::NpyArrays given;
   for (const NamedFile &file : inputFiles.value()) {
     Result<arrays::NpyArray> array = arrays::readNpy(file.path);
@@ -135,13 +145,12 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (stats)
     for (const auto &[counter, value] : run.value().report.counters)
       out << fmt::format("  {:<24} {}\n", counter, value);
-  for (const NamedFile &file : outputFiles.value()) {
-    const arrays::NpyArrays &from =
-        run.value().outputs.count(file.name) ? run.value().outputs : reference.value().inputs;
-    if (Status written = arrays::writeNpy(file.path, from.at(file.name)); !written.ok())
-      return reportError(err, "output " + file.name + ": " + written.message());
+  if (Status written = writeArrayOutputs(outputFiles.value(), run.value().outputs,
+                                         reference.value().inputs, inputPaths);
+      !written.ok())
+    return reportError(err, written.message());
+  for (const NamedFile &file : outputFiles.value())
     out << "wrote " << file.name << " to " << file.path << "\n";
-  }
   if (!check) {
     out.flush();
     return kExitSuccess;

@@ -1,0 +1,57 @@
+//===- output_files.h - Every file a command writes, all or none -*- C++ -*-===//
+//
+// The one way an mxforge command writes the files a user named (`-o`,
+// `--out`): the .hsaco, .mxfb and .npy outputs. What it promises:
+//
+//  - nothing already written is lost: regular files are staged next to their
+//    destination (StagedFile) and renamed into place only when every output
+//    of the command has been staged; on any error no destination changes and
+//    no temporary remains;
+//  - special destinations are written, never replaced: a character device or
+//    a FIFO that exists (`-o /dev/stdout`, `-o /dev/null`, a pipe) is opened
+//    and written directly (a FIFO without a reader is an error, not a hang);
+//    a directory, block device or socket is refused;
+//  - a symlink is followed: the file it names is replaced atomically and the
+//    link stays a link; a dangling symlink is refused;
+//  - destinations are compared by identity (device and inode when the file
+//    exists, else the real path of its directory plus its name), not by
+//    spelling: two outputs naming one file, or an output naming one of the
+//    command's inputs, are refused before anything is written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_SUPPORT_OUTPUT_FILES_H
+#define MXFORGE_SUPPORT_OUTPUT_FILES_H
+
+#include "numerics/status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mxf {
+
+struct OutputFile {
+  std::string what; // how messages name it: "output q", "the bundle"
+  std::string path;
+  std::vector<uint8_t> bytes;
+};
+
+/// Writes all of `outputs` or none of them (see the file comment).
+/// `inputs` are the paths the command read; no output may be one of them.
+Status writeOutputFiles(const std::vector<OutputFile> &outputs,
+                        const std::vector<std::string> &inputs = {});
+
+/// The identity checks alone, for commands that want them before spending
+/// time on a compile: no two of `outputs` and no output and input are one
+/// file. `outputWhat[i]` names `outputs[i]` in the message.
+Status checkDistinctOutputs(const std::vector<std::string> &outputs,
+                            const std::vector<std::string> &outputWhat,
+                            const std::vector<std::string> &inputs);
+
+/// True if `path` is "-" or names the file standard output is (e.g.
+/// /dev/stdout): a command then keeps its progress lines off stdout.
+bool namesStandardOutput(const std::string &path);
+
+} // namespace mxf
+
+#endif // MXFORGE_SUPPORT_OUTPUT_FILES_H
