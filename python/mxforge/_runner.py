@@ -141,6 +141,17 @@ def run(family, spec, arrays, out=None):
             raise errors.ArgumentError(f"{spec} needs {operand.name} ({operand.element} "
                                        f"{list(operand.shape)}), which was not given")
 
+    if m < 1:
+        # The library would refuse it too; saying so here names the argument.
+        raise errors.ArgumentError(
+            f"{family.rows_from} has 0 rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    device = _target_device(list(inputs.values()))
+    # The kernel first: the library's own checks of m (1..256, the bucket)
+    # come before anything about out=.
+    with _device_guard(device):
+        context = _contexts.context(device)
+        kernel = find_kernel(context, spec, m)
+
     outputs = {}
     if out is not None:
         if not isinstance(out, (tuple, list)) or len(out) != len(family.outputs):
@@ -151,15 +162,7 @@ def run(family, spec, arrays, out=None):
             view = _arrays.view(value, f"out {name}", operand.element)
             _check_layout(view, operand, spec)
             outputs[name] = view
-
-    device = _target_device(list(inputs.values()) + list(outputs.values()))
-    if m < 1:
-        # The library would refuse it too; saying so here names the argument.
-        raise errors.ArgumentError(
-            f"{family.rows_from} has 0 rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
-    with _device_guard(device):
-        context = _contexts.context(device)
-        kernel = find_kernel(context, spec, m)
+        _target_device(list(inputs.values()) + list(outputs.values()))
     ran_spec, name, origin, bucket = kernel_info(kernel)
     for operand in operand_list:
         if operand.is_output and operand.name not in outputs:

@@ -11,6 +11,7 @@ kernel does not exist yet is listed with available=False and no function.
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, Tuple
 
+from . import _arrays
 from . import _runner
 from . import errors
 from . import specs
@@ -26,6 +27,7 @@ class Family:
     rows_from: Optional[str]           # the input whose first dimension is m
     key_defaults: Dict[str, Tuple[str, int]] = field(default_factory=dict)
     # spec key -> (input, dimension) that gives its default
+    ranks: Dict[str, int] = field(default_factory=dict)  # of the inputs in key_defaults
     result: Optional[type] = None      # the tuple type the function returns
     available: bool = True
     note: str = ""
@@ -50,7 +52,7 @@ FAMILIES = {
     "rotate_quant": Family(
         op="rotate_quant", inputs=("x", "r"), optional=("r",),
         elements={"x": "bf16", "r": "bf16", "q": "i8", "s": "i8"},
-        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)},
+        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": 2},
         result=RotateQuantResult),
     "rotate_quant_moe": Family(
         op="rotate_quant_moe", inputs=("x", "topk_ids", "topk_weights"), optional=("r",),
@@ -78,14 +80,12 @@ def family_spec(family, arrays, spec, keys, function):
     with keys such as K defaulting from the inputs' shapes."""
     defaults = {}
     for key, (argument, dimension) in family.key_defaults.items():
-        value = arrays.get(argument)
-        shape = getattr(value, "shape", None)
-        if shape is None:
-            continue  # the runner reports a missing or foreign argument
-        if len(shape) <= dimension:
+        # The argument's type and rank first: its shape is about to give a key.
+        shape = _arrays.view(arrays.get(argument), argument, family.elements[argument]).shape
+        rank = family.ranks[argument]
+        if len(shape) != rank:
             raise errors.ArgumentError(
-                f"{argument} must have {dimension + 1} dimensions or more ({argument}.shape"
-                f"[{dimension}] gives {key}), got shape {list(shape)}")
+                f"{argument} must have {rank} dimensions, got shape {list(shape)}")
         defaults[key] = int(shape[dimension])
     return specs.canonical(specs.build_spec(family.op, spec, keys, defaults, function))
 
