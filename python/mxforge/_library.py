@@ -145,12 +145,13 @@ _PROTOTYPES = {
 
 
 def candidate_paths():
-    """Where the library is looked for, in order: $MXFORGE_LIBRARY, then the
-    build tree of the repository this package sits in."""
-    paths = []
+    """Where the library is looked for: $MXFORGE_LIBRARY alone when it is set
+    (an explicit choice never falls back to another library), else the build
+    tree of the repository this package sits in."""
     override = os.environ.get("MXFORGE_LIBRARY")
     if override:
-        paths.append(override)
+        return [override]
+    paths = []
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     paths.append(os.path.join(repo, "build", "capi", "libmxforge.so"))
     return paths
@@ -189,6 +190,7 @@ def _load():
         return lib, path
     raise errors.LibraryNotFoundError(
         "libmxforge.so not found; looked at: " + "; ".join(tried) +
+        (" (from MXFORGE_LIBRARY)" if os.environ.get("MXFORGE_LIBRARY") else "") +
         ". Build it (cmake --build build --target mxforge_capi) or set MXFORGE_LIBRARY "
         "to its path")
 

@@ -112,3 +112,15 @@ def test_operands_without_a_context():
 def test_version_and_library():
     assert mxforge.version().startswith("mxforge ")
     assert mxforge.library_path().endswith(".so") or "libmxforge" in mxforge.library_path()
+
+
+def test_a_missing_library_names_where_it_looked(tmp_path):
+    import subprocess, sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import mxforge\n"
+            "try:\n    mxforge.version()\n"
+            "except mxforge.LibraryNotFoundError as e:\n    print(e)\n")
+    env = dict(os.environ, MXFORGE_LIBRARY=str(tmp_path / "libmxforge.so"))
+    done = subprocess.run([sys.executable, "-c", code, os.path.join(REPO, "python")], env=env,
+                          capture_output=True, text=True)
+    assert f"{tmp_path / 'libmxforge.so'} (no such file) (from MXFORGE_LIBRARY)" in done.stdout, \
+        done.stdout + done.stderr
