@@ -10,8 +10,9 @@ loaded into every context, including those created later, so an engine can
 load its bundle before it knows which devices it will use.
 
 Fork: a child gets a copy of the parent's memory but none of its threads,
-so a context the parent built (its device, its worker state) must not be
-used there. os.register_at_fork makes the child forget the parent's
+so a context the parent built must not be used there: a HIP context does
+not survive fork, and a context lock that another parent thread held at
+the moment of the fork would never be released in the child. os.register_at_fork makes the child forget the parent's
 contexts (without destroying them: that would run the parent's teardown in
 the child); the child then creates its own on first use.
 """

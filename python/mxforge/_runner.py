@@ -111,16 +111,18 @@ def _target_device(views):
         f"emulator and ROCm (HIP) tensors on the GPU")
 
 
-def run(family, spec, arrays, out=None):
+def run(family, spec, arrays, out=None, known_views=None):
     """Launches `spec` (a canonical spec of `family`) on `arrays` ({name:
-    value} of the inputs given). Returns ({output name: array}, KernelRun)."""
+    value} of the inputs given; `known_views` the ArrayViews already made of
+    some). Returns ({output name: array}, KernelRun)."""
+    known_views = known_views or {}
     views = {}
     for name in family.inputs:
         value = arrays.get(name)
         if value is not None:
             views[name] = value
-    rows_view = _arrays.view(views[family.rows_from], family.rows_from,
-                             family.elements[family.rows_from])
+    rows_view = known_views.get(family.rows_from) or _arrays.view(
+        views[family.rows_from], family.rows_from, family.elements[family.rows_from])
     if len(rows_view.shape) < 1:
         raise errors.ArgumentError(f"{family.rows_from} must have rows, got a 0-d array")
     m = rows_view.shape[0]
@@ -160,6 +162,8 @@ def run(family, spec, arrays, out=None):
         for name, value in zip(family.outputs, out):
             operand = by_name[name]
             view = _arrays.view(value, f"out {name}", operand.element)
+            if not view.tensor and not value.flags.writeable:
+                raise errors.ArgumentError(f"out {name} is a read-only numpy array")
             _check_layout(view, operand, spec)
             outputs[name] = view
         _target_device(list(inputs.values()) + list(outputs.values()))

@@ -8,6 +8,7 @@ torch_ops.py registers one torch op per available entry. A family whose
 kernel does not exist yet is listed with available=False and no function.
 """
 
+import functools
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, Tuple
 
@@ -75,26 +76,40 @@ def available_ops():
     return [op for op, family in FAMILIES.items() if family.available]
 
 
-def family_spec(family, arrays, spec, keys, function):
+def family_spec(family, arrays, spec, keys, function, views=None):
     """The canonical spec for a call: the spec string and/or keyword keys,
-    with keys such as K defaulting from the inputs' shapes."""
-    defaults = {}
+    with keys such as K defaulting from the inputs' shapes. `views`, when
+    given, receives the ArrayViews made on the way (the runner reuses them)."""
+    defaults = []
     for key, (argument, dimension) in family.key_defaults.items():
         # The argument's type and rank first: its shape is about to give a key.
-        shape = _arrays.view(arrays.get(argument), argument, family.elements[argument]).shape
+        view = _arrays.view(arrays.get(argument), argument, family.elements[argument])
+        if views is not None:
+            views[argument] = view
         rank = family.ranks[argument]
-        if len(shape) != rank:
+        if len(view.shape) != rank:
             raise errors.ArgumentError(
-                f"{argument} must have {rank} dimensions, got shape {list(shape)}")
-        defaults[key] = int(shape[dimension])
-    return specs.canonical(specs.build_spec(family.op, spec, keys, defaults, function))
+                f"{argument} must have {rank} dimensions, got shape {list(view.shape)}")
+        defaults.append((key, int(view.shape[dimension])))
+    # Only hashable arguments reach the cache; others get build_spec's message.
+    if not (spec is None or isinstance(spec, str)) or not all(
+            isinstance(value, (int, str)) for value in keys.values()):
+        return specs.canonical(specs.build_spec(family.op, spec, keys, dict(defaults), function))
+    return _canonical_for(family.op, spec, tuple(keys.items()), tuple(defaults), function)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_for(op, spec, keys, defaults, function):
+    # Calls repeat the same few specs: build, parse and print each once.
+    return specs.canonical(specs.build_spec(op, spec, dict(keys), dict(defaults), function))
 
 
 def call(op, arrays, spec, out, keys):
     """What every family's function does: spec, run, wrap the result."""
     family = FAMILIES[op]
-    canonical = family_spec(family, arrays, spec, keys, op)
-    outputs, run = _runner.run(family, canonical, arrays, out)
+    views = {}
+    canonical = family_spec(family, arrays, spec, keys, op, views)
+    outputs, run = _runner.run(family, canonical, arrays, out, views)
     return family.result(outputs, run)
 
 

@@ -92,7 +92,11 @@ def test_bad_out_arrays(rng):
     with pytest.raises(mxforge.ArgumentError, match="out s must be contiguous"):
         wide = torch.full((4, 16), POISON, dtype=torch.uint8)
         mxforge.rotate_quant(x, out=(q, wide[:, :8]))
-    assert (q == POISON).all() and (s == POISON).all()
+    q_np, s_np = q.numpy().copy(), s.numpy().copy()
+    q_np.flags.writeable = False
+    with pytest.raises(mxforge.ArgumentError, match="out q is a read-only numpy array"):
+        mxforge.rotate_quant(x.view(torch.int16).numpy().view("uint16"), out=(q_np, s_np))
+    assert (q == POISON).all() and (s == POISON).all() and (s_np == POISON).all()
 
 
 def test_mixed_devices(rng):

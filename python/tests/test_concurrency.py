@@ -75,11 +75,18 @@ def test_the_gil_is_released_during_a_launch(rng):
 def test_a_forked_child_uses_the_package(rng):
     x = random_x(rng, 5, 256)
     q_parent, s_parent = mxforge.rotate_quant(x, rs=64)  # the parent has a context now
+    from mxforge import _contexts
+    assert "emu" in _contexts.existing()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its own context, the same bytes
         code = 1
         try:
+            # The parent's context is forgotten (a HIP context does not survive
+            # fork, and a lock another parent thread held would never be released).
+            from mxforge import _contexts
+            if _contexts.existing():
+                raise RuntimeError(f"the child inherited contexts {_contexts.existing()}")
             q, s = mxforge.rotate_quant(x, rs=64)
             compiled = mxforge.compile(["rotate_quant:K=1344,RS=64"])[0].ok
             ok = np.array_equal(q, q_parent) and np.array_equal(s, s_parent) and compiled

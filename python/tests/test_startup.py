@@ -124,3 +124,13 @@ def test_a_missing_library_names_where_it_looked(tmp_path):
                           capture_output=True, text=True)
     assert f"{tmp_path / 'libmxforge.so'} (no such file) (from MXFORGE_LIBRARY)" in done.stdout, \
         done.stdout + done.stderr
+
+
+def test_inspect_a_code_object(tmp_path):
+    hsaco = tmp_path / "k.hsaco"
+    subprocess.run([cli(), "compile", "--spec", "rotate_quant:K=64", "-o", str(hsaco)],
+                   check=True, capture_output=True)
+    report = mxforge.inspect(hsaco)
+    assert isinstance(report, mxforge.inspection.CodeObjectReport)
+    assert report.machine == 224 and report.elf_class == 2  # EM_AMDGPU, 64-bit
+    assert report.bytes == hsaco.stat().st_size and "mxforge inspect" in report.note
