@@ -15,8 +15,10 @@ a package row and the C API row.
 """
 
 import argparse
+import atexit
 import ctypes
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,7 +27,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-os.environ.setdefault("MXFORGE_CACHE_DIR", tempfile.mkdtemp(prefix="mxforge-bench-cache-"))
+if "MXFORGE_CACHE_DIR" not in os.environ:  # a private cache, removed at exit
+    os.environ["MXFORGE_CACHE_DIR"] = tempfile.mkdtemp(prefix="mxforge-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["MXFORGE_CACHE_DIR"], True)
 
 import numpy as np  # noqa: E402
 
@@ -115,6 +119,7 @@ def bundle_rows(cli, repeats):
         lib.mxf_context_destroy(handle)
     _contexts._contexts.pop("bench", None)
     size = os.path.getsize(path) // 1024
+    shutil.rmtree(directory, ignore_errors=True)
     what = f"qwen3-8b preset, {len(kernels)} kernels, {size} KiB"
     return [(f"bundle load, C API ({what})", statistics.median(c_samples[1:]) * 1e6, ""),
             (f"bundle load, mxforge.load_bundle ({what})", statistics.median(py_samples[1:]) * 1e6,

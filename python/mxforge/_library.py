@@ -14,8 +14,8 @@ from . import errors
 
 # The C API major version this layer was written against (mxforge.h).
 API_VERSION_MAJOR = 1
-# The minor version whose functions this layer calls (introspection: 1.1).
-API_VERSION_MINOR_NEEDED = 1
+# Minor versions only add functions: a library lacking one this layer calls
+# is recognized by the missing symbol, not by its version number.
 
 _c = ctypes
 _char_p = _c.c_char_p
@@ -182,11 +182,10 @@ def _load():
             function.restype = restype
             function.argtypes = argtypes
         version = lib.mxf_api_version()
-        if version >> 16 != API_VERSION_MAJOR or (version & 0xFFFF) < API_VERSION_MINOR_NEEDED:
+        if version >> 16 != API_VERSION_MAJOR:
             raise errors.VersionError(
                 f"{path} implements C API {version >> 16}.{version & 0xFFFF}; the mxforge "
-                f"package needs {API_VERSION_MAJOR}.{API_VERSION_MINOR_NEEDED} or a later "
-                f"{API_VERSION_MAJOR}.x", errors.VERSION)
+                f"package is written for {API_VERSION_MAJOR}.x", errors.VERSION)
         return lib, path
     raise errors.LibraryNotFoundError(
         "libmxforge.so not found; looked at: " + "; ".join(tried) +

@@ -2,6 +2,7 @@
 
 import os
 import random
+import shutil
 import sys
 import tempfile
 
@@ -20,6 +21,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import mxforge  # noqa: E402
 
 from helpers import session_seed  # noqa: E402
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def pytest_report_header(config):
