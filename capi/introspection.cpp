@@ -97,8 +97,7 @@ void recordKernel(mxf_context &context, const KernelHandle &handle, bool onDevic
     lock.lock();
   bool created = false;
   MxfKernelEntry &row = rowFor(context, printSpec(handle->spec), &created);
-  if (!row.produced) {
-    // The table's word on where it came from replaces a bundle listing's.
+  if (created) {
     const CodeObject &object = handle->object;
     row.name = object.kernel.name;
     row.origin = kernelOriginName(handle->origin);
@@ -109,8 +108,11 @@ void recordKernel(mxf_context &context, const KernelHandle &handle, bool onDevic
     row.ldsBytes = object.kernel.ldsBytes;
     row.scratchBytes = object.kernel.scratchBytes;
     row.codeBytes = object.hsaco.size();
-    row.produced = true;
   }
+  // A row that exists already is never rewritten (its strings were handed
+  // out): it is this kernel's bundle row, since the table takes a spec from
+  // the first bundle that holds it, as the listing does, or it was produced.
+  row.produced = true;
   row.onDevice = row.onDevice || onDevice;
 }
 
