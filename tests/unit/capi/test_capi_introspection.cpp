@@ -185,5 +185,64 @@ TEST(CApiIntrospection, CacheInfoNamesTheDirectoryAndCountsEntries) {
   EXPECT_EQ(std::system(command.c_str()), 0);
 }
 
+TEST(CApiIntrospection, BundleKernelsAreListedWithTheirPathBeforeAndAfterUse) {
+  char pattern[] = "/tmp/mxforge-capi-bundle-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string directory = pattern;
+  const std::string specs = directory + "/specs.txt", bundle = directory + "/b.mxfb";
+  {
+    FILE *file = std::fopen(specs.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fputs("rotate_quant:K=128,RS=64,M=4\nrotate_quant:K=128,RS=64,M=16\n", file);
+    std::fclose(file);
+  }
+  const std::string command = std::string(MXFORGE_TOOL_PATH) + " bundle --no-cache --specs " +
+                              specs + " -o " + bundle + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  ContextPtr context(emuContext(/*strict=*/true));
+  ASSERT_TRUE(context);
+  size_t loaded = 0, count = 0;
+  ASSERT_EQ(mxf_load_bundle(context.get(), bundle.c_str(), &loaded), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(loaded, 2u);
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  ASSERT_EQ(count, 2u);
+  mxf_kernel_entry entries[2];
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(mxf_context_get_kernel(context.get(), i, &entries[i]), MXF_SUCCESS);
+    EXPECT_STREQ(entries[i].origin, "bundle");
+    EXPECT_EQ(std::string(entries[i].source), bundle);
+    EXPECT_EQ(entries[i].produced, 0);
+    EXPECT_EQ(entries[i].on_device, 0);
+    EXPECT_GT(entries[i].code_bytes, 0u);
+  }
+  const char *specBefore = entries[0].spec;
+  // Use the M=4 kernel: the same row gains its flags; its strings stay put.
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=128,RS=64", 3, &kernel), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 2u);
+  mxf_kernel_entry used;
+  size_t bucket4 = entries[0].bucket == 4 ? 0 : 1;
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), bucket4, &used), MXF_SUCCESS);
+  EXPECT_EQ(used.bucket, 4);
+  EXPECT_EQ(used.produced, 1);
+  EXPECT_EQ(used.on_device, 1);
+  EXPECT_EQ(std::string(used.source), bundle);
+  mxf_kernel_entry again;
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), 0, &again), MXF_SUCCESS);
+  EXPECT_EQ(again.spec, specBefore); // the same string, not a copy
+  EXPECT_STREQ(specBefore, entries[0].spec);
+
+  mxf_cache_info info;
+  ASSERT_EQ(mxf_context_get_cache(context.get(), &info), MXF_SUCCESS);
+  EXPECT_EQ(info.enabled, 0); // strict: bundles only
+  EXPECT_EQ(info.from_bundle, 1u);
+  std::string remove = "rm -rf '" + directory + "'";
+  EXPECT_EQ(std::system(remove.c_str()), 0);
+}
+
 } // namespace
 } // namespace mxf
