@@ -53,9 +53,14 @@ struct LaunchRecord {
   bool operator!=(const LaunchRecord &other) const { return !(*this == other); }
 };
 
-/// The record's binary form in cache entries and bundle manifests: seven
-/// little-endian u32 in declaration order.
+/// The record's binary form in cache entries, bundle manifests and code
+/// objects: seven little-endian u32 in declaration order.
 constexpr size_t kLaunchRecordBytes = 7 * 4;
+
+/// The ELF section of a code object that holds its record, so that a bare
+/// .hsaco can be launched and inspected without its spec. Not allocated:
+/// the loader never copies it to the GPU (docs/abi.md).
+constexpr const char *kLaunchRecordSection = ".mxforge.launch";
 void encodeLaunchRecord(ByteWriter &out, const LaunchRecord &record);
 /// Reads one record; on damaged input `in` records the error. A record that
 /// decodes but fails validate() is reported through `in` as well.

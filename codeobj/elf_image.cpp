@@ -90,6 +90,26 @@ Result<ElfImage> ElfImage::open(llvm::ArrayRef<uint8_t> bytes) {
   return image;
 }
 
+Result<std::optional<llvm::ArrayRef<uint8_t>>> ElfImage::sectionNamed(llvm::StringRef name) const {
+  using R = Result<std::optional<llvm::ArrayRef<uint8_t>>>;
+  auto sections = elf().sections();
+  if (!sections)
+    return R::failure(llvm::toString(sections.takeError()));
+  for (const Shdr &section : *sections) {
+    auto sectionName = elf().getSectionName(section);
+    if (!sectionName)
+      return R::failure("malformed section name: " + llvm::toString(sectionName.takeError()));
+    if (*sectionName != name)
+      continue;
+    auto contents = elf().getSectionContents(section);
+    if (!contents)
+      return R::failure("section " + name.str() + " lies outside the file: " +
+                        llvm::toString(contents.takeError()));
+    return std::optional<llvm::ArrayRef<uint8_t>>(*contents);
+  }
+  return std::optional<llvm::ArrayRef<uint8_t>>();
+}
+
 Result<llvm::StringRef> ElfImage::metadataNote() const {
   auto sections = elf().sections();
   if (!sections)

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mxf::codeobj {
@@ -42,6 +43,10 @@ public:
   unsigned codeObjectVersion() const { return codeObjectVersion_; }
   /// EF_AMDGPU_MACH_* of e_flags (0x04f for gfx950).
   unsigned machine() const { return machine_; }
+
+  /// The file bytes of the section named `name`, or an empty optional when
+  /// there is none (the first one if the name repeats).
+  Result<std::optional<llvm::ArrayRef<uint8_t>>> sectionNamed(llvm::StringRef name) const;
 
   /// The descriptor (payload) of the first NT_AMDGPU_METADATA note.
   Result<llvm::StringRef> metadataNote() const;

@@ -113,6 +113,29 @@ Result<std::vector<KernelInfo>> readKernelInfos(llvm::ArrayRef<uint8_t> hsaco) {
   return infos;
 }
 
+Result<std::optional<LaunchRecord>> readLaunchRecord(llvm::ArrayRef<uint8_t> hsaco) {
+  using R = Result<std::optional<LaunchRecord>>;
+  Result<ElfImage> image = ElfImage::open(hsaco);
+  if (!image.ok())
+    return image.status();
+  Result<std::optional<llvm::ArrayRef<uint8_t>>> section =
+      image.value().sectionNamed(kLaunchRecordSection);
+  if (!section.ok())
+    return section.status();
+  if (!section.value())
+    return std::optional<LaunchRecord>();
+  const llvm::ArrayRef<uint8_t> bytes = *section.value();
+  if (bytes.size() != kLaunchRecordBytes)
+    return R::failure(std::string("the ") + kLaunchRecordSection + " section holds " +
+                      std::to_string(bytes.size()) + " bytes, not a launch record's " +
+                      std::to_string(kLaunchRecordBytes));
+  ByteReader in(bytes.data(), bytes.size());
+  LaunchRecord record = decodeLaunchRecord(in);
+  if (!in.ok())
+    return R::failure(std::string("the ") + kLaunchRecordSection + " section: " + in.error());
+  return std::optional<LaunchRecord>(record);
+}
+
 Result<KernelDescriptor> readKernelDescriptor(llvm::ArrayRef<uint8_t> hsaco,
                                               llvm::StringRef kernelName) {
   Result<CodeObjectImage> image = readCodeObject(hsaco);

@@ -17,11 +17,13 @@
 #include "codeobj/kernel_descriptor.h"
 #include "numerics/status.h"
 #include "abi/kernel_info.h"
+#include "abi/launch_record.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,11 @@ Result<CodeObjectImage> readCodeObject(llvm::ArrayRef<uint8_t> hsaco);
 
 /// The KernelInfo of every kernel (what the runtime and bundle manifests need).
 Result<std::vector<KernelInfo>> readKernelInfos(llvm::ArrayRef<uint8_t> hsaco);
+
+/// The launch record the compiler embedded (abi/launch_record.h,
+/// kLaunchRecordSection), or an empty optional for a code object without
+/// one (`compile --input`, other compilers). A damaged record is an error.
+Result<std::optional<LaunchRecord>> readLaunchRecord(llvm::ArrayRef<uint8_t> hsaco);
 
 /// The decoded descriptor of the kernel named `kernelName` (its `.name`).
 Result<KernelDescriptor> readKernelDescriptor(llvm::ArrayRef<uint8_t> hsaco,

@@ -47,6 +47,20 @@ Result<CodeObjectSummary> summarizeCodeObject(llvm::ArrayRef<uint8_t> hsaco,
   CodeObjectSummary summary;
   summary.target = image.value().target;
   summary.codeObjectVersion = image.value().codeObjectVersion;
+  Result<std::optional<LaunchRecord>> launch = readLaunchRecord(hsaco);
+  if (!launch.ok())
+    return launch.status();
+  summary.launch = launch.value();
+  if (summary.launch) {
+    // A record only makes sense for the one kernel of a code object we made.
+    if (image.value().kernels.size() != 1)
+      return R::failure("a launch record, but " + std::to_string(image.value().kernels.size()) +
+                        " kernels: mxforge embeds one only in single-kernel code objects");
+    if (Status agrees = summary.launch->checkAgainst(image.value().kernels.front().info);
+        !agrees.ok())
+      return R::failure("the embedded launch record disagrees with the kernel's metadata: " +
+                        agrees.message());
+  }
   for (KernelImage &kernel : image.value().kernels) {
     KernelSummary out;
     out.kernel = std::move(kernel);

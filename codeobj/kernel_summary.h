@@ -19,6 +19,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct CodeObjectSummary {
   std::string target;
   unsigned codeObjectVersion = 0;
   std::vector<KernelSummary> kernels;
+  /// The launch record mxforge embedded (readLaunchRecord), checked against
+  /// the kernel's metadata; empty for code objects without one.
+  std::optional<LaunchRecord> launch;
 };
 
 /// True if `target` (amdhsa.target) names gfx950, with or without target

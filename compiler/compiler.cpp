@@ -237,9 +237,12 @@ std::string printModule(mlir::ModuleOp module) {
   return text;
 }
 
+/// `launch`, when given (a spec's compile), is embedded in the code object
+/// and must read back from it unchanged.
 Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &options,
                              const std::string &specText, const compiler::Lowering &lowering,
-                             DiagnosticCollector &diagnostics) {
+                             DiagnosticCollector &diagnostics,
+                             const LaunchRecord *launch = nullptr) {
   CompileStage stop = CompileStage::Hsaco;
   if (Status valid = validateOptions(options, stop); !valid.ok())
     return Result<CodeObject>::failure(valid.message());
@@ -298,6 +301,7 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
   serializeOptions.dumper = &dumper;
   serializeOptions.diagnosticStream = options.diagnosticStream;
   serializeOptions.freshCodeGenPipeline = options.freshCodeGenPipeline;
+  serializeOptions.launchRecord = launch;
   compiler::SerializeOutput serialized;
   if (Status status = compiler::serializeGpuModule(module, serializeOptions, serialized);
       !status.ok())
@@ -317,9 +321,19 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
     return fail(CompileStage::Hsaco, "the linked code object holds " +
                                          std::to_string(kernels.value().size()) +
                                          " kernels; expected exactly one");
+  Result<std::optional<LaunchRecord>> embedded = codeobj::readLaunchRecord(serialized.hsaco);
+  if (!embedded.ok())
+    return fail(CompileStage::Hsaco, "the linked code object's launch record does not read "
+                                     "back: " + embedded.error());
+  if (embedded.value().has_value() != (launch != nullptr) ||
+      (launch && *embedded.value() != *launch))
+    return fail(CompileStage::Hsaco, "internal error: the code object's embedded launch record "
+                                     "is not the one the template gave");
   CodeObject result;
   result.hsaco = std::move(serialized.hsaco);
   result.kernel = std::move(kernels.value().front());
+  if (launch)
+    result.launch = *launch;
   result.spec = specText;
   return result;
 }
@@ -458,12 +472,12 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
   if (Status built = tryBuildMxfModule(codeSpec, context.get(), module); !built.ok())
     return stageFailure(CompileStage::Mxf, specText,
                         "building the mxf module failed: " + built.message(), &diagnostics);
+  const LaunchRecord launch = family->launchRecord(codeSpec);
   Result<CodeObject> compiled =
-      runStages(module.get(), options, specText, templateLowering(), diagnostics);
+      runStages(module.get(), options, specText, templateLowering(), diagnostics, &launch);
   if (!compiled.ok() || stop != CompileStage::Hsaco)
     return compiled;
   CodeObject &code = compiled.value();
-  code.launch = family->launchRecord(codeSpec);
   // The record and the code come from one template; if they ever disagree,
   // nothing may launch it.
   if (Status agrees = code.launch.checkAgainst(code.kernel); !agrees.ok())

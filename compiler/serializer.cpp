@@ -165,6 +165,20 @@ std::vector<std::string> kernelNames(mlir::gpu::GPUModuleOp gpuModule) {
 /// out gives the same code for every kernel but saves only 5-10% of O3 (the
 /// runs that matter are the expensive early ones), not worth a hand-kept
 /// pipeline that later templates could outgrow.
+/// Module-level assembly that puts `record` into its own non-allocated
+/// section: it travels with the code object (a bare .hsaco can be launched
+/// and inspected without its spec) but is never loaded onto the GPU. Module
+/// assembly rather than a global: no symbol, no address space, nothing O3
+/// could drop.
+std::string launchRecordAssembly(const LaunchRecord &record) {
+  ByteWriter writer;
+  encodeLaunchRecord(writer, record);
+  std::string text = std::string(".pushsection ") + kLaunchRecordSection + ",\"\",@progbits\n.byte ";
+  for (size_t i = 0; i < writer.bytes().size(); ++i)
+    text += (i ? "," : "") + std::to_string(writer.bytes()[i]);
+  return text + "\n.popsection";
+}
+
 void runO3(llvm::TargetMachine &tm, llvm::Module &module) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -289,6 +303,8 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
   // LLVM 22 emits code object v6 unless told otherwise (TOOLCHAIN.md).
   llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                             options.codeObjectVersion * 100);
+  if (options.launchRecord)
+    llvmModule->appendModuleInlineAsm(launchRecordAssembly(*options.launchRecord));
 
   StageDumper *dumper = options.dumper && options.dumper->active() ? options.dumper : nullptr;
   auto printModule = [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); };

@@ -23,6 +23,7 @@
 #ifndef MXFORGE_COMPILER_SERIALIZER_H
 #define MXFORGE_COMPILER_SERIALIZER_H
 
+#include "abi/launch_record.h"
 #include "compiler/compiler.h"
 #include "numerics/status.h"
 
@@ -49,6 +50,9 @@ struct SerializeOptions {
   StageDumper *dumper = nullptr;             // optional
   llvm::raw_ostream *diagnosticStream = nullptr; // echo LLVM/lld warnings here
   bool freshCodeGenPipeline = false; // CompileOptions::freshCodeGenPipeline
+  /// Embedded in the code object's kLaunchRecordSection when set (a spec's
+  /// compile); `compile --input` has none.
+  const LaunchRecord *launchRecord = nullptr;
 };
 
 struct SerializeOutput {

@@ -53,9 +53,12 @@ void splitPath(const std::string &path, std::string &directory, std::string &nam
 } // namespace
 
 Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // forever; it is refused below as not a regular file, and on a regular
+  // file the flag changes nothing.
   int fd;
   do
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
     return Result<std::vector<uint8_t>>::failure(path + ": cannot open: " + errnoText(errno));

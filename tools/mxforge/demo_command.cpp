@@ -20,7 +20,7 @@
 #include "tools/mxforge/kernel_run.h"
 #include "tools/mxforge/text_table.h"
 #include "tools/mxforge/quality_report.h"
-#include "tools/mxforge/random_inputs.h"
+#include "arrays/random_inputs.h"
 
 #include <fmt/format.h>
 
@@ -75,7 +75,7 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
       return reportError(err, parsed.error(), kExitUsage);
     seed = parsed.value();
   } else {
-    seed = freshSeed();
+    seed = arrays::freshSeed();
   }
   std::vector<std::string> texts = options.specs;
   if (texts.empty())
@@ -112,11 +112,11 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
   for (const KernelSpec &spec : specs) {
     // Drawn row by row from one stream, so that with equal K a bucket's x is
     // the first rows of every larger bucket's x.
-    RandomStream stream(seed, "x");
+    arrays::RandomStream stream(seed, "x");
     std::vector<uint16_t> x;
     for (int row = 0; row < spec.M; ++row) {
-      std::vector<uint16_t> values = randomNormalBf16(stream, static_cast<size_t>(spec.K));
-      addBlockOutliers(stream, values, kOutlierBlock, kOutlierFactor);
+      std::vector<uint16_t> values = arrays::randomNormalBf16(stream, static_cast<size_t>(spec.K));
+      arrays::addBlockOutliers(stream, values, kOutlierBlock, kOutlierFactor);
       x.insert(x.end(), values.begin(), values.end());
     }
     Result<QualityRow> row = measureQuality(spec, spec.M, x, seed);
@@ -130,9 +130,9 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
                       "reference only (no template yet)"});
       continue;
     }
-    NpyArrays given;
-    given.emplace("x", NpyArray::of<uint16_t>({size_t(spec.M), size_t(spec.K)}, x));
-    Result<ReferenceRun> reference = runReference(spec, spec.M, given, seed);
+    arrays::NpyArrays given;
+    given.emplace("x", arrays::NpyArray::of<uint16_t>({size_t(spec.M), size_t(spec.K)}, x));
+    Result<arrays::ReferenceRun> reference = arrays::runReference(spec, spec.M, given, seed);
     if (!reference.ok())
       return reportError(err, name + ": " + reference.error());
     Result<CompiledKernel> kernel = obtainKernel(spec, "", "");

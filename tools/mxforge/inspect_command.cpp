@@ -230,6 +230,13 @@ Status printCodeObject(llvm::StringRef title, llvm::ArrayRef<uint8_t> hsaco, boo
   const CodeObjectSummary &object = summary.value();
   out << title << ": code object v" << object.codeObjectVersion << ", target " << object.target
       << ", " << plural(object.kernels.size(), "kernel", "kernels") << "\n";
+  // The code's own record: the most rows its code serves (a bundle entry of
+  // a smaller M bucket narrows max m in its own record).
+  if (object.launch)
+    out << "launch (embedded): " << object.launch->describe() << "\n";
+  else
+    out << "launch (embedded): none (not compiled from a spec by mxforge; `mxforge run --hsaco` "
+           "then takes the geometry from --spec)\n";
   for (const KernelSummary &kernel : object.kernels)
     printKernel(kernel, disassembly, out);
   return Status::success();

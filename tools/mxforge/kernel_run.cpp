@@ -27,8 +27,8 @@ double millisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::vector<uint8_t> rawBytes(const NpyArray &array) {
-  std::vector<uint8_t> bytes(array.size() * npyItemSize(array.dtype()));
+std::vector<uint8_t> rawBytes(const arrays::NpyArray &array) {
+  std::vector<uint8_t> bytes(array.size() * arrays::npyItemSize(array.dtype()));
   std::visit([&](const auto &values) { std::memcpy(bytes.data(), values.data(), bytes.size()); },
              array.values);
   return bytes;
@@ -61,14 +61,24 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   for (const KernelInfo &info : infos.value()) {
     names += (names.empty() ? "" : ", ") + info.name;
     if ((kernelName.empty() && infos.value().size() == 1) || info.name == kernelName) {
-      // A bare .hsaco carries no launch record: the spec's template family
-      // gives it, and it must agree with the file's own metadata.
+      // The spec's template family says how its code launches; a code
+      // object mxforge compiled carries the same record, and one that
+      // carries another was compiled for another spec.
       Result<KernelSpec> code = codeSpecFor(spec);
       if (!code.ok())
         return code.status();
       kernel.code.kernel = info;
       kernel.code.spec = printSpec(code.value());
       kernel.code.launch = findTemplateFamily(spec.op)->launchRecord(code.value());
+      Result<std::optional<LaunchRecord>> embedded =
+          codeobj::readLaunchRecord(kernel.code.hsaco);
+      if (!embedded.ok())
+        return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + embedded.error());
+      if (embedded.value() && *embedded.value() != kernel.code.launch)
+        return Result<CompiledKernel>::failure(
+            "'" + hsacoPath + "' is not the code of " + printSpec(spec) +
+            ": it launches as " + embedded.value()->describe() + ", the spec as " +
+            kernel.code.launch.describe());
       if (Status agrees = kernel.code.launch.checkAgainst(info); !agrees.ok())
         return Result<CompiledKernel>::failure("'" + hsacoPath + "' is not the code of " +
                                                printSpec(spec) + ": " + agrees.message());
@@ -83,7 +93,8 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
 }
 
 Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
-                                const KernelSpec &spec, int m, const ReferenceRun &reference) {
+                                const KernelSpec &spec, int m,
+                                const arrays::ReferenceRun &reference) {
   runtime::HostArrays inputs;
   for (const auto &[name, array] : reference.inputs) {
     // The reference's arrays have exactly m rows, as the kernel reads them.
@@ -127,7 +138,7 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
         run.details.push_back(fmt::format("{}: byte {} past M was written (0x{:02x})", name, i,
                                           all[i]));
     }
-    NpyArray cut = expected;
+    arrays::NpyArray cut = expected;
     std::visit([&](auto &values) { std::memcpy(values.data(), all.data(), want.size()); },
                cut.values);
     run.outputs.emplace(name, std::move(cut));

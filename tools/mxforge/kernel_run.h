@@ -13,7 +13,7 @@
 #include "numerics/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
-#include "tools/mxforge/reference_runner.h"
+#include "arrays/reference_runner.h"
 
 #include <string>
 #include <vector>
@@ -31,7 +31,7 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
                                     const std::string &kernelName);
 
 struct KernelRun {
-  NpyArrays outputs;      // the reference's output names and shapes
+  arrays::NpyArrays outputs;      // the reference's output names and shapes
   runtime::LaunchReport report;
   double launchMs = 0;    // wall time of the launch (emulated time on emu)
   size_t mismatches = 0;  // bytes that differ from the reference
@@ -43,7 +43,8 @@ struct KernelRun {
 /// Runs the kernel on `device` with `reference.inputs` for `m` rows and
 /// compares its outputs with `reference.outputs`.
 Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
-                                const KernelSpec &spec, int m, const ReferenceRun &reference);
+                                const KernelSpec &spec, int m,
+                                const arrays::ReferenceRun &reference);
 
 } // namespace mxf::cli
 

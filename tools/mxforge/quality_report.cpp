@@ -3,8 +3,8 @@
 #include "tools/mxforge/quality_report.h"
 
 #include "numerics/layouts.h"
-#include "tools/mxforge/quant_metrics.h"
-#include "tools/mxforge/reference_runner.h"
+#include "arrays/quant_metrics.h"
+#include "arrays/reference_runner.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@ namespace mxf::cli {
 namespace {
 
 /// The q and s outputs of a rotate_quant run as plain-layout QuantizedRows.
-QuantizedRows plainRows(const KernelSpec &spec, size_t rows, const ReferenceRun &run) {
+QuantizedRows plainRows(const KernelSpec &spec, size_t rows, const arrays::ReferenceRun &run) {
   QuantizedRows out;
   out.rows = rows;
   out.k = static_cast<size_t>(spec.K);
@@ -32,12 +32,13 @@ QuantizedRows plainRows(const KernelSpec &spec, size_t rows, const ReferenceRun 
 
 struct Measured {
   double ms, relRms, clipped;
-  RoundTripCheck check;
+  arrays::RoundTripCheck check;
 };
 
-Result<Measured> measureOne(const KernelSpec &spec, int m, const NpyArrays &given, uint64_t seed) {
+Result<Measured> measureOne(const KernelSpec &spec, int m, const arrays::NpyArrays &given,
+                            uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
-  Result<ReferenceRun> run = runReference(spec, m, given, seed);
+  Result<arrays::ReferenceRun> run = arrays::runReference(spec, m, given, seed);
   const auto stop = std::chrono::steady_clock::now();
   if (!run.ok())
     return run.status();
@@ -48,12 +49,12 @@ Result<Measured> measureOne(const KernelSpec &spec, int m, const NpyArrays &give
   auto r = run.value().inputs.find("r");
   const uint16_t *rotation =
       r == run.value().inputs.end() ? nullptr : r->second.as<uint16_t>().data();
-  const std::vector<float> rotated = rotatedRows(problem, x, rows, rotation);
+  const std::vector<float> rotated = arrays::rotatedRows(problem, x, rows, rotation);
   Measured out;
   out.ms = std::chrono::duration<double, std::milli>(stop - start).count();
-  out.relRms = relativeRmsError(dequantizeRows(quantized), rotated);
-  out.clipped = clippedFraction(rotated, quantized);
-  out.check = checkRoundTrip(problem, x, rows, rotation, quantized);
+  out.relRms = arrays::relativeRmsError(dequantizeRows(quantized), rotated);
+  out.clipped = arrays::clippedFraction(rotated, quantized);
+  out.check = arrays::checkRoundTrip(problem, x, rows, rotation, quantized);
   return out;
 }
 
@@ -68,8 +69,8 @@ Result<QualityRow> measureQuality(const KernelSpec &spec, int m, const std::vect
   if (m < 1 || x.size() < static_cast<size_t>(m) * k)
     return Result<QualityRow>::failure("activations hold fewer than M=" + std::to_string(m) +
                                        " rows of K=" + std::to_string(k));
-  NpyArrays given;
-  given.emplace("x", NpyArray::of<uint16_t>({static_cast<size_t>(m), k},
+  arrays::NpyArrays given;
+  given.emplace("x", arrays::NpyArray::of<uint16_t>({static_cast<size_t>(m), k},
                                             std::vector<uint16_t>(x.begin(), x.begin() + m * k)));
   KernelSpec rtn = spec;
   rtn.RS = 0;

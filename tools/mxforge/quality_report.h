@@ -27,8 +27,8 @@ struct QualityRow {
   double rtnRelRms = 0;   // the same spec with RS=0 (plain RTN) vs x
   double clipped = 0;     // fraction of rotated elements beyond their block's range
   double rtnClipped = 0;
-  double boundRatio = 0; // RoundTripCheck::boundRatio, the worse of the two runs
-  bool passed = false;   // RoundTripCheck::ok() of both runs
+  double boundRatio = 0; // arrays::RoundTripCheck::boundRatio, the worse of the two runs
+  bool passed = false;   // arrays::RoundTripCheck::ok() of both runs
   bool ok() const { return passed; }
 };
 

@@ -11,9 +11,9 @@
 
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/cli_support.h"
-#include "tools/mxforge/random_inputs.h"
-#include "tools/mxforge/reference_arrays.h"
-#include "tools/mxforge/reference_runner.h"
+#include "arrays/random_inputs.h"
+#include "arrays/reference_arrays.h"
+#include "arrays/reference_runner.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -62,18 +62,18 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
 }
 
 std::string unknownNameMessage(const char *what, llvm::StringRef name, const KernelSpec &spec,
-                               const ReferenceSignature &sig) {
+                               const arrays::ReferenceSignature &sig) {
   std::string message =
       std::string("unknown ") + what + " '" + name.str() + "' for " + kernelOpName(spec.op);
   if (name == "r" && !isLearned(spec.rot))
     message += std::string(" (rot=") + rotationKindName(spec.rot) + " takes no matrix)";
   if (llvm::StringRef(what) == "input")
-    return message + "; its inputs are: " + joinArrayNames(sig.inputs);
-  return message + "; its outputs are: " + joinArrayNames(sig.outputs) +
-         " (inputs can be written too: " + joinArrayNames(sig.inputs) + ")";
+    return message + "; its inputs are: " + arrays::joinArrayNames(sig.inputs);
+  return message + "; its outputs are: " + arrays::joinArrayNames(sig.outputs) +
+         " (inputs can be written too: " + arrays::joinArrayNames(sig.inputs) + ")";
 }
 
-void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const ReferenceRun &run,
+void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const arrays::ReferenceRun &run,
                    const KernelSpec &spec) {
   std::vector<std::string> uses;
   if (!run.generated.empty())
@@ -120,7 +120,7 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
   if (givenM && spec.op == KernelOp::QuantWeight)
     err << "note: quant_weight quantizes N=" << spec.N << " rows; --M is ignored\n";
   const int m = givenM.value_or(spec.M);
-  Result<ReferenceSignature> sig = referenceSignature(spec, m);
+  Result<arrays::ReferenceSignature> sig = arrays::referenceSignature(spec, m);
   if (!sig.ok())
     return reportError(err, sig.error());
   for (const NamedFile &file : inputFiles.value())
@@ -134,35 +134,35 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
       return reportError(err, "--out writes '" + file.path + "' twice");
   }
 
-  NpyArrays given;
+  arrays::NpyArrays given;
   for (const NamedFile &file : inputFiles.value()) {
-    Result<NpyArray> array = readNpy(file.path);
+    Result<arrays::NpyArray> array = arrays::readNpy(file.path);
     if (!array.ok())
       return reportError(err, "input " + file.name + ": " + array.error());
     given.emplace(file.name, std::move(array.value()));
   }
-  const uint64_t seed = givenSeed ? *givenSeed : freshSeed();
-  Result<ReferenceRun> run = runReference(spec, m, given, seed);
+  const uint64_t seed = givenSeed ? *givenSeed : arrays::freshSeed();
+  Result<arrays::ReferenceRun> run = arrays::runReference(spec, m, given, seed);
   if (!run.ok())
     return reportError(err, run.error());
   printSeedLine(out, seed, run.value(), spec);
 
   for (const NamedFile &file : outputFiles.value()) {
-    const NpyArrays &from =
+    const arrays::NpyArrays &from =
         run.value().outputs.count(file.name) ? run.value().outputs : run.value().inputs;
-    const NpyArray &array = from.at(file.name);
-    if (Status s = writeNpy(file.path, array); !s.ok()) {
+    const arrays::NpyArray &array = from.at(file.name);
+    if (Status s = arrays::writeNpy(file.path, array); !s.ok()) {
       out.flush();
       return reportError(err, "output " + file.name + ": " + s.message());
     }
-    out << "wrote " << file.name << " " << describeArray(array.dtype(), array.shape) << " to "
-        << file.path << "\n";
+    out << "wrote " << file.name << " " << arrays::describeArray(array.dtype(), array.shape)
+        << " to " << file.path << "\n";
   }
   if (outputFiles.value().empty()) {
     out << "outputs (nothing written; use --out NAME=FILE):\n";
-    for (const ArraySpec &array : sig.value().outputs)
+    for (const arrays::ArraySpec &array : sig.value().outputs)
       out << fmt::format("  {:<18} {:<20} {}\n", array.name,
-                         describeArray(array.dtype, array.shape), array.meaning);
+                         arrays::describeArray(array.dtype, array.shape), array.meaning);
   }
   out.flush();
   return kExitSuccess;

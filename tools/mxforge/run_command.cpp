@@ -14,9 +14,9 @@
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/kernel_run.h"
-#include "tools/mxforge/random_inputs.h"
-#include "tools/mxforge/reference_arrays.h"
-#include "tools/mxforge/reference_runner.h"
+#include "arrays/random_inputs.h"
+#include "arrays/reference_arrays.h"
+#include "arrays/reference_runner.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -75,7 +75,7 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       parseNamedFiles("out", {outFlag.begin(), outFlag.end()});
   if (!outputFiles.ok())
     return reportError(err, outputFiles.error(), kExitUsage);
-  uint64_t seed = freshSeed();
+  uint64_t seed = arrays::freshSeed();
   if (seedFlag.getNumOccurrences()) {
     Result<uint64_t> parsed = parseU64Flag("seed", seedFlag);
     if (!parsed.ok())
@@ -92,27 +92,27 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       return reportError(err, parsed.error(), kExitUsage);
     m = parsed.value();
   }
-  Result<ReferenceSignature> signature = referenceSignature(spec.value(), m);
+  Result<arrays::ReferenceSignature> signature = arrays::referenceSignature(spec.value(), m);
   if (!signature.ok())
     return reportError(err, signature.error());
   for (const NamedFile &file : inputFiles.value())
     if (!signature.value().findInput(file.name))
       return reportError(err, "unknown input '" + file.name + "'; the inputs are: " +
-                                  joinArrayNames(signature.value().inputs));
+                                  arrays::joinArrayNames(signature.value().inputs));
   for (const NamedFile &file : outputFiles.value())
     if (!signature.value().findOutput(file.name) && !signature.value().findInput(file.name))
       return reportError(err, "unknown output '" + file.name + "'; the outputs are: " +
-                                  joinArrayNames(signature.value().outputs));
+                                  arrays::joinArrayNames(signature.value().outputs));
 
-  NpyArrays given;
+  arrays::NpyArrays given;
   for (const NamedFile &file : inputFiles.value()) {
-    Result<NpyArray> array = readNpy(file.path);
+    Result<arrays::NpyArray> array = arrays::readNpy(file.path);
     if (!array.ok())
       return reportError(err, "input " + file.name + ": " + array.error());
     given.emplace(file.name, std::move(array.value()));
   }
   // The reference run also validates the given inputs and generates the rest.
-  Result<ReferenceRun> reference = runReference(spec.value(), m, given, seed);
+  Result<arrays::ReferenceRun> reference = arrays::runReference(spec.value(), m, given, seed);
   if (!reference.ok())
     return reportError(err, reference.error());
   if (!reference.value().generated.empty())
@@ -136,9 +136,9 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     for (const auto &[counter, value] : run.value().report.counters)
       out << fmt::format("  {:<24} {}\n", counter, value);
   for (const NamedFile &file : outputFiles.value()) {
-    const NpyArrays &from =
+    const arrays::NpyArrays &from =
         run.value().outputs.count(file.name) ? run.value().outputs : reference.value().inputs;
-    if (Status written = writeNpy(file.path, from.at(file.name)); !written.ok())
+    if (Status written = arrays::writeNpy(file.path, from.at(file.name)); !written.ok())
       return reportError(err, "output " + file.name + ": " + written.message());
     out << "wrote " << file.name << " to " << file.path << "\n";
   }

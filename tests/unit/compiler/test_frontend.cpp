@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "abi/operands.h"
+#include "codeobj/hsaco_reader.h"
+#include "codeobj/kernel_summary.h"
 #include "compiler/frontend.h"
 #include "spec/buckets.h"
 #include "templates/registry.h"
@@ -19,6 +21,8 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace mxf {
 namespace {
@@ -55,8 +59,12 @@ TEST_F(Frontend, CompileModuleInACallersMultithreadedContext) {
   EXPECT_EQ(result.value().spec, "caller's kernel");
   EXPECT_EQ(result.value().kernel.name, "quant_mfma");
   EXPECT_EQ(listDirectory(dumps.path()).size(), 12u);
-  // No spec, no template: nothing recorded how to launch it.
+  // No spec, no template: nothing recorded how to launch it, in the result
+  // or in the code object.
   EXPECT_EQ(result.value().launch.workgroupSize, 0u);
+  Result<std::optional<LaunchRecord>> embedded = codeobj::readLaunchRecord(result.value().hsaco);
+  ASSERT_TRUE(embedded.ok()) << embedded.error();
+  EXPECT_FALSE(embedded.value().has_value());
 }
 
 TEST_F(Frontend, ParseErrorsCarryLocations) {
@@ -106,6 +114,11 @@ TEST_F(Frontend, CompileSpecCompilesTheCodeSpecAndRecordsItsLaunch) {
   EXPECT_EQ(launch.maxRows, uint32_t(kLargestMBucket));
   EXPECT_EQ(launch.workgroupSize, 256u);
   EXPECT_EQ(launch.gridX, 4096u / 64 / 4);
+  // The same record travels inside the code object.
+  Result<std::optional<LaunchRecord>> embedded = codeobj::readLaunchRecord(result.value().hsaco);
+  ASSERT_TRUE(embedded.ok()) << embedded.error();
+  ASSERT_TRUE(embedded.value().has_value());
+  EXPECT_EQ(*embedded.value(), launch);
   const std::vector<std::string> files = listDirectory(dumps.path());
   ASSERT_GE(files.size(), 2u);
   EXPECT_EQ(files[0], "00-input.mlir");
@@ -118,6 +131,40 @@ TEST_F(Frontend, CompileSpecCompilesTheCodeSpecAndRecordsItsLaunch) {
   options.stageText = &gpuText;
   ASSERT_TRUE(compileSpec(spec, options).ok());
   EXPECT_CONTAINS(gpuText, "gpu.func @" + kernelName(code.value()));
+}
+
+// The embedded record is read, never trusted: a damaged one, or one that
+// disagrees with the kernel's metadata, makes the code object unreadable
+// for inspect and unlaunchable for `run --hsaco`.
+TEST_F(Frontend, TheEmbeddedLaunchRecordIsCheckedWhenRead) {
+  Result<CodeObject> result = compileSpec(denseSpec(), {});
+  ASSERT_TRUE(result.ok()) << result.error();
+  const std::vector<uint8_t> &hsaco = result.value().hsaco;
+  ByteWriter encoded;
+  encodeLaunchRecord(encoded, result.value().launch);
+  auto at = std::search(hsaco.begin(), hsaco.end(), encoded.bytes().begin(),
+                        encoded.bytes().end());
+  ASSERT_NE(at, hsaco.end()) << "the record's bytes are not in the code object";
+  const size_t offset = size_t(at - hsaco.begin());
+  std::unique_ptr<codeobj::Disassembler> disassembler =
+      std::move(codeobj::Disassembler::create().value());
+  ASSERT_TRUE(codeobj::summarizeCodeObject(hsaco, *disassembler).ok()); // the control
+
+  std::vector<uint8_t> otherAbi = hsaco;
+  otherAbi[offset] = 99; // abiVersion, the first u32
+  Result<std::optional<LaunchRecord>> read = codeobj::readLaunchRecord(otherAbi);
+  ASSERT_FALSE(read.ok());
+  EXPECT_CONTAINS(read.error(), ".mxforge.launch section");
+  EXPECT_CONTAINS(read.error(), "99");
+
+  std::vector<uint8_t> otherLds = hsaco;
+  otherLds[offset + 5 * 4] = 64; // ldsBytes: the kernel's metadata says 0
+  read = codeobj::readLaunchRecord(otherLds);
+  ASSERT_TRUE(read.ok()) << read.error(); // a valid record in itself...
+  Result<codeobj::CodeObjectSummary> summary =
+      codeobj::summarizeCodeObject(otherLds, *disassembler);
+  ASSERT_FALSE(summary.ok()); // ...that is not this kernel's
+  EXPECT_CONTAINS(summary.error(), "embedded launch record disagrees with the kernel's metadata");
 }
 
 TEST_F(Frontend, SpecsOfOneTilingClassCompileToOneCodeObject) {

@@ -5,19 +5,19 @@
 // "valid names" messages and the docs, so that they cannot disagree.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_REFERENCE_ARRAYS_H
-#define MXFORGE_TOOLS_MXFORGE_REFERENCE_ARRAYS_H
+#ifndef MXFORGE_ARRAYS_REFERENCE_ARRAYS_H
+#define MXFORGE_ARRAYS_REFERENCE_ARRAYS_H
 
 #include "numerics/status.h"
 #include "spec/kernel_spec.h"
-#include "tools/mxforge/npy.h"
+#include "arrays/npy.h"
 
-#include "llvm/ADT/StringRef.h"
+#include <string_view>
 
 #include <string>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 struct ArraySpec {
   std::string name;
@@ -32,8 +32,8 @@ struct ReferenceSignature {
   std::vector<ArraySpec> inputs;
   std::vector<ArraySpec> outputs;
 
-  const ArraySpec *findInput(llvm::StringRef name) const;
-  const ArraySpec *findOutput(llvm::StringRef name) const;
+  const ArraySpec *findInput(std::string_view name) const;
+  const ArraySpec *findOutput(std::string_view name) const;
 };
 
 /// The arrays of `spec` run at `m` rows. Fails when the spec is invalid or,
@@ -44,6 +44,6 @@ Result<ReferenceSignature> referenceSignature(const KernelSpec &spec, int m);
 /// "x, r": the names, in table order.
 std::string joinArrayNames(const std::vector<ArraySpec> &arrays);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_REFERENCE_ARRAYS_H
+#endif // MXFORGE_ARRAYS_REFERENCE_ARRAYS_H

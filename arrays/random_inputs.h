@@ -9,10 +9,10 @@
 // same matrix whether or not `x` was given.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_RANDOM_INPUTS_H
-#define MXFORGE_TOOLS_MXFORGE_RANDOM_INPUTS_H
+#ifndef MXFORGE_ARRAYS_RANDOM_INPUTS_H
+#define MXFORGE_ARRAYS_RANDOM_INPUTS_H
 
-#include "llvm/ADT/StringRef.h"
+#include <string_view>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,12 +20,12 @@
 #include <random>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 class RandomStream {
 public:
   /// The stream of array `name` under `seed`.
-  RandomStream(uint64_t seed, llvm::StringRef name);
+  RandomStream(uint64_t seed, std::string_view name);
 
   uint64_t next() { return engine_(); }
   /// Uniform in [0, 1) with 53 random bits.
@@ -60,6 +60,6 @@ std::vector<uint16_t> randomOrthogonalBf16(RandomStream &stream, int n);
 /// [0, experts), in random order. Needs 0 < topk <= experts.
 std::vector<int32_t> randomRouting(RandomStream &stream, int m, int topk, int experts);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_RANDOM_INPUTS_H
+#endif // MXFORGE_ARRAYS_RANDOM_INPUTS_H

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/npy.h"
-#include "tools/mxforge/npy_header.h"
+#include "arrays/npy.h"
+#include "arrays/npy_header.h"
 
 #include "tests/unit/test_seed.h"
 
@@ -21,12 +21,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstring>
 #include <random>
 #include <sys/resource.h>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
 using Shape = std::vector<size_t>;
@@ -331,10 +333,24 @@ TEST(Npy, ReportsUnreadableFiles) {
   TempDir dir;
   Result<NpyArray> missing = readNpy(dir.file("missing.npy"));
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().find("missing.npy: cannot read"), std::string::npos) << missing.error();
+  EXPECT_NE(missing.error().find("missing.npy: cannot open"), std::string::npos) << missing.error();
   EXPECT_NE(missing.error().find("o such file"), std::string::npos) << missing.error();
   Result<NpyArray> directory = readNpy(dir.file(""));
   EXPECT_FALSE(directory.ok());
+}
+
+// Special files named as inputs: an endless device is not read until memory
+// runs out, and a FIFO without a writer does not block.
+TEST(Npy, RefusesFilesThatAreNotRegular) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe.npy");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string &path : {std::string("/dev/zero"), fifo}) {
+    Result<NpyArray> read = readNpy(path);
+    ASSERT_FALSE(read.ok()) << path;
+    EXPECT_NE(read.error().find(path + ": not a regular file"), std::string::npos)
+        << read.error();
+  }
 }
 
 TEST(Npy, EncodeRejectsArraysWhoseShapeDoesNotMatch) {
@@ -424,4 +440,4 @@ TEST(Npy, DescribesArrays) {
 }
 
 } // namespace
-} // namespace mxf::cli
+} // namespace mxf::arrays

@@ -1,11 +1,11 @@
 //===- reference_runner.cpp - Run a kernel spec on the CPU reference ------===//
 
-#include "tools/mxforge/reference_runner.h"
+#include "arrays/reference_runner.h"
 
-#include "tools/mxforge/random_inputs.h"
-#include "tools/mxforge/reference_arrays.h"
+#include "arrays/random_inputs.h"
+#include "arrays/reference_arrays.h"
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
 size_t product(const std::vector<size_t> &shape) {
@@ -216,4 +216,4 @@ Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays
   return run;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/reference_arrays.h"
+#include "arrays/reference_arrays.h"
 
 #include "abi/operands.h"
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
 bool hasMBucket(KernelOp op) { return op != KernelOp::QuantWeight; }
@@ -27,7 +27,7 @@ NpyDType npyDTypeOf(OperandElement element) {
   return NpyDType::U8;
 }
 
-const ArraySpec *findIn(const std::vector<ArraySpec> &arrays, llvm::StringRef name) {
+const ArraySpec *findIn(const std::vector<ArraySpec> &arrays, std::string_view name) {
   for (const ArraySpec &array : arrays)
     if (array.name == name)
       return &array;
@@ -36,10 +36,10 @@ const ArraySpec *findIn(const std::vector<ArraySpec> &arrays, llvm::StringRef na
 
 } // namespace
 
-const ArraySpec *ReferenceSignature::findInput(llvm::StringRef name) const {
+const ArraySpec *ReferenceSignature::findInput(std::string_view name) const {
   return findIn(inputs, name);
 }
-const ArraySpec *ReferenceSignature::findOutput(llvm::StringRef name) const {
+const ArraySpec *ReferenceSignature::findOutput(std::string_view name) const {
   return findIn(outputs, name);
 }
 
@@ -74,4 +74,4 @@ Result<ReferenceSignature> referenceSignature(const KernelSpec &spec, int m) {
   return sig;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

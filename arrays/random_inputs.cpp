@@ -1,13 +1,13 @@
 //===- random_inputs.cpp - Reproducible random kernel inputs --------------===//
 
-#include "tools/mxforge/random_inputs.h"
+#include "arrays/random_inputs.h"
 
 #include "numerics/formats.h"
 
 #include <cmath>
 #include <numeric>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
 /// splitmix64's finalizer: spreads (seed, name) over all 64 bits so that
@@ -20,7 +20,7 @@ uint64_t mix(uint64_t value) {
 }
 
 /// FNV-1a: a fixed string hash (std::hash is not the same everywhere).
-uint64_t hashName(llvm::StringRef name) {
+uint64_t hashName(std::string_view name) {
   uint64_t hash = 0xCBF29CE484222325ull;
   for (char c : name) {
     hash ^= static_cast<unsigned char>(c);
@@ -33,7 +33,7 @@ constexpr double kPi = 3.14159265358979323846;
 
 } // namespace
 
-RandomStream::RandomStream(uint64_t seed, llvm::StringRef name)
+RandomStream::RandomStream(uint64_t seed, std::string_view name)
     : engine_(mix(seed ^ mix(hashName(name)))) {}
 
 double RandomStream::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -123,4 +123,4 @@ std::vector<int32_t> randomRouting(RandomStream &stream, int m, int topk, int ex
   return ids;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

@@ -1,37 +1,42 @@
 //===- npy_header.cpp - The dict literal inside a .npy header -------------===//
 //
-// A recursive-descent reader over a StringRef: every access is bounds-checked
-// through StringRef, and nothing is allocated in proportion to the input
+// A recursive-descent reader over a string_view: every access goes through
+// the view's size, and nothing is allocated in proportion to the input
 // except the shape, whose length is bounded by the header's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/npy_header.h"
-
-#include "llvm/ADT/StringExtras.h"
+#include "arrays/npy_header.h"
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 // Dimensions are read as uint64_t and stored as size_t.
 static_assert(sizeof(size_t) >= sizeof(uint64_t), "mxforge needs a 64-bit size_t");
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isWordChar(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
 /// Header text quoted for a message: printable ASCII kept, the rest escaped,
 /// cut so that a megabyte of junk cannot flood the terminal.
-std::string quoteForMessage(llvm::StringRef text) {
+std::string quoteForMessage(std::string_view text) {
   constexpr size_t kMaxShown = 40;
   std::string out = "'";
-  for (char c : text.take_front(kMaxShown)) {
+  for (char c : text.substr(0, kMaxShown)) {
     unsigned char byte = static_cast<unsigned char>(c);
     if (byte >= 0x20 && byte < 0x7F && c != '\\' && c != '\'') {
       out += c;
     } else {
       out += "\\x";
-      out += llvm::hexdigit(byte >> 4, /*LowerCase=*/true);
-      out += llvm::hexdigit(byte & 15, /*LowerCase=*/true);
+      constexpr char kHexDigits[] = "0123456789abcdef";
+      out += kHexDigits[byte >> 4];
+      out += kHexDigits[byte & 15];
     }
   }
   out += text.size() > kMaxShown ? "'..." : "'";
@@ -40,7 +45,7 @@ std::string quoteForMessage(llvm::StringRef text) {
 
 class DictReader {
 public:
-  explicit DictReader(llvm::StringRef text) : rest_(text) {}
+  explicit DictReader(std::string_view text) : rest_(text) {}
 
   Result<NpyHeaderDict> read() {
     skipSpace();
@@ -132,15 +137,22 @@ private:
       skipSpace();
       if (consume(')'))
         break;
-      if (rest_.starts_with("-"))
+      if (!rest_.empty() && rest_.front() == '-')
         return fail("header 'shape' has a negative dimension");
-      llvm::StringRef digits = rest_.take_while(llvm::isDigit);
+      size_t digitCount = 0;
+      while (digitCount < rest_.size() && isDigit(rest_[digitCount]))
+        ++digitCount;
+      std::string_view digits = rest_.substr(0, digitCount);
       if (digits.empty())
         return fail("header 'shape' is not a tuple of integers at " + quoteForMessage(rest_));
       uint64_t value = 0;
-      if (digits.getAsInteger(10, value)) // true on overflow
-        return fail("header 'shape' dimension " + quoteForMessage(digits) + " is too large");
-      rest_ = rest_.drop_front(digits.size());
+      for (char digit : digits) {
+        const uint64_t d = uint64_t(digit - '0');
+        if (value > (UINT64_MAX - d) / 10)
+          return fail("header 'shape' dimension " + quoteForMessage(digits) + " is too large");
+        value = value * 10 + d;
+      }
+      rest_.remove_prefix(digits.size());
       consume('L'); // numpy under Python 2 wrote long integers as 3L
       dict.shape.push_back(static_cast<size_t>(value));
       ++count;
@@ -165,34 +177,44 @@ private:
       return std::nullopt;
     char quote = rest_.front();
     size_t end = rest_.find(quote, 1);
-    if (end == llvm::StringRef::npos)
+    if (end == std::string_view::npos)
       return std::nullopt;
-    llvm::StringRef body = rest_.slice(1, end);
-    if (body.contains('\\'))
+    std::string_view body = rest_.substr(1, end - 1);
+    if (body.find('\\') != std::string_view::npos)
       return std::nullopt; // no numpy header string we accept needs escapes
-    rest_ = rest_.drop_front(end + 1);
-    return body.str();
+    rest_.remove_prefix(end + 1);
+    return std::string(body);
   }
 
-  bool consumeWord(llvm::StringRef word) {
-    if (!rest_.starts_with(word))
+  bool consumeWord(std::string_view word) {
+    if (rest_.substr(0, word.size()) != word)
       return false;
-    llvm::StringRef after = rest_.drop_front(word.size());
-    if (!after.empty() && (llvm::isAlnum(after.front()) || after.front() == '_'))
+    std::string_view after = rest_.substr(word.size());
+    if (!after.empty() && isWordChar(after.front()))
       return false;
     rest_ = after;
     return true;
   }
 
-  bool consume(char c) { return rest_.consume_front(llvm::StringRef(&c, 1)); }
-  void skipSpace() { rest_ = rest_.ltrim(" \t\r\n"); }
+  bool consume(char c) {
+    if (rest_.empty() || rest_.front() != c)
+      return false;
+    rest_.remove_prefix(1);
+    return true;
+  }
+  void skipSpace() {
+    size_t start = rest_.find_first_not_of(" \t\r\n");
+    rest_.remove_prefix(start == std::string_view::npos ? rest_.size() : start);
+  }
 
-  llvm::StringRef rest_;
+  std::string_view rest_;
 };
 
 } // namespace
 
-Result<NpyHeaderDict> parseNpyHeaderDict(llvm::StringRef text) { return DictReader(text).read(); }
+Result<NpyHeaderDict> parseNpyHeaderDict(std::string_view text) {
+  return DictReader(text).read();
+}
 
 std::string formatNpyHeaderDict(const NpyHeaderDict &dict) {
   std::string out = "{'descr': '" + dict.descr + "', 'fortran_order': ";
@@ -209,4 +231,4 @@ std::string formatNpyHeaderDict(const NpyHeaderDict &dict) {
   return out;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

@@ -1,4 +1,4 @@
-//===- npy.cpp - NumPy .npy arrays for the CLI's inputs and outputs -------===//
+//===- npy.cpp - NumPy .npy arrays: framing, checks, atomic write ---------===//
 //
 // Framing (magic, version, header length), dtype and shape checks, and the
 // atomic write. The header dict itself is npy_header.cpp's job. Format:
@@ -6,31 +6,27 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/npy.h"
+#include "arrays/npy.h"
 
-#include "tools/mxforge/npy_header.h"
-
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include "arrays/npy_header.h"
+#include "support/file_io.h"
 
 #include <cstring>
+#include <optional>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
-constexpr llvm::StringLiteral kMagic("\x93NUMPY");
+constexpr std::string_view kMagic("\x93NUMPY");
 constexpr size_t kVersionBytes = 2;
 /// Header blocks are padded so that the data starts 64-byte aligned.
 constexpr size_t kHeaderAlignment = 64;
 
-std::string quoted(llvm::StringRef text) { return "'" + text.str() + "'"; }
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 /// dtype of a descr we read: the little-endian spellings, plus any byte order
 /// for one-byte integers, where it means nothing.
-std::optional<NpyDType> dtypeFromDescr(llvm::StringRef descr) {
+std::optional<NpyDType> dtypeFromDescr(std::string_view descr) {
   if (descr == "|u1" || descr == "<u1" || descr == ">u1" || descr == "=u1")
     return NpyDType::U8;
   if (descr == "<u2")
@@ -57,12 +53,33 @@ std::optional<size_t> byteCount(const std::vector<size_t> &shape, size_t itemSiz
   return bytes;
 }
 
-/// Copies little-endian file bytes into typed elements (a no-op swap on the
-/// little-endian hosts we run on, but correct anywhere).
+/// One little-endian value of T from `data`, assembled byte by byte so that
+/// it is right on any host (compilers turn it into one load on x86).
+template <typename T> T readLittle(const char *data) {
+  using Bits = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+  Bits bits = 0;
+  for (size_t byte = 0; byte < sizeof(T); ++byte)
+    bits |= Bits(Bits(static_cast<unsigned char>(data[byte])) << (8 * byte));
+  T value;
+  std::memcpy(&value, &bits, sizeof(T));
+  return value;
+}
+
+template <typename T> void writeLittle(char *data, T value) {
+  using Bits = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof(T));
+  for (size_t byte = 0; byte < sizeof(T); ++byte)
+    data[byte] = static_cast<char>((bits >> (8 * byte)) & 0xFF);
+}
+
+/// Copies little-endian file bytes into typed elements.
 template <typename T> std::vector<T> decodeElements(const char *data, size_t count) {
   std::vector<T> out(count);
   for (size_t i = 0; i < count; ++i)
-    out[i] = llvm::support::endian::read<T, llvm::endianness::little>(data + i * sizeof(T));
+    out[i] = readLittle<T>(data + i * sizeof(T));
   return out;
 }
 
@@ -70,12 +87,11 @@ template <typename T> void appendElements(std::string &out, const std::vector<T>
   size_t start = out.size();
   out.resize(start + values.size() * sizeof(T));
   for (size_t i = 0; i < values.size(); ++i)
-    llvm::support::endian::write<T, llvm::endianness::little>(&out[start + i * sizeof(T)],
-                                                              values[i]);
+    writeLittle<T>(&out[start + i * sizeof(T)], values[i]);
 }
 
-Result<NpyArray> fail(llvm::StringRef name, const std::string &problem) {
-  return Result<NpyArray>::failure(name.str() + ": " + problem);
+Result<NpyArray> fail(std::string_view name, const std::string &problem) {
+  return Result<NpyArray>::failure(std::string(name) + ": " + problem);
 }
 
 } // namespace
@@ -125,7 +141,7 @@ std::string describeArray(NpyDType dtype, const std::vector<size_t> &shape) {
   return std::string(npyDescr(dtype)) + " " + shapeString(shape);
 }
 
-Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
+Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
   const size_t fileSize = bytes.size();
   auto truncated = [&](const char *what) {
     return fail(name,
@@ -133,9 +149,9 @@ Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   };
   if (fileSize == 0)
     return fail(name, "empty file, not a .npy file");
-  if (fileSize < kMagic.size() && kMagic.starts_with(bytes))
+  if (fileSize < kMagic.size() && kMagic.substr(0, fileSize) == bytes)
     return truncated("the magic string");
-  if (!bytes.starts_with(kMagic))
+  if (bytes.substr(0, kMagic.size()) != kMagic)
     return fail(name, "not a .npy file (bad magic: it must start with \\x93NUMPY)");
   if (fileSize < kMagic.size() + kVersionBytes)
     return truncated("the format version");
@@ -154,9 +170,7 @@ Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
     return truncated("the header length");
   const char *lengthField = bytes.data() + lengthAt;
   const size_t headerLength =
-      lengthBytes == 2
-          ? llvm::support::endian::read<uint16_t, llvm::endianness::little>(lengthField)
-          : llvm::support::endian::read<uint32_t, llvm::endianness::little>(lengthField);
+      lengthBytes == 2 ? readLittle<uint16_t>(lengthField) : readLittle<uint32_t>(lengthField);
   const size_t headerAt = lengthAt + lengthBytes;
   if (fileSize - headerAt < headerLength)
     return fail(name, "truncated .npy file: the header is " + std::to_string(headerLength) +
@@ -170,9 +184,8 @@ Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
 
   std::optional<NpyDType> dtype = dtypeFromDescr(header.descr);
   if (!dtype) {
-    llvm::StringRef descr = header.descr;
     std::string hint = "mxforge reads <u2 (bf16 bits), |u1, <i4 and <f4";
-    if (descr.starts_with(">"))
+    if (!header.descr.empty() && header.descr.front() == '>')
       hint = "big-endian arrays are not supported; write arr.astype(arr.dtype.newbyteorder('<'))";
     return fail(name,
                 "unsupported dtype " + quoted(header.descr.substr(0, 32)) + " (" + hint + ")");
@@ -220,14 +233,15 @@ Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   return array;
 }
 
-Result<NpyArray> readNpy(llvm::StringRef path) {
-  // No null terminator: the parser never looks past bytes.size(), and asking
-  // for one would force a copy instead of a mapping.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return fail(path, "cannot read: " + buffer.getError().message());
-  return parseNpy((*buffer)->getBuffer(), path);
+Result<NpyArray> readNpy(const std::string &path) {
+  // Regular files only, and at most what the reference runner can hold: a
+  // device node or a FIFO named as an input is refused, never read forever.
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxNpyFileBytes);
+  if (!bytes.ok())
+    return Result<NpyArray>::failure(bytes.error());
+  const std::vector<uint8_t> &data = bytes.value();
+  return parseNpy(std::string_view(reinterpret_cast<const char *>(data.data()), data.size()),
+                  path);
 }
 
 Result<std::string> encodeNpy(const NpyArray &array) {
@@ -257,46 +271,21 @@ Result<std::string> encodeNpy(const NpyArray &array) {
   out += '\0';
   char length[4];
   if (version1)
-    llvm::support::endian::write<uint16_t, llvm::endianness::little>(
-        length, static_cast<uint16_t>(headerLength));
+    writeLittle<uint16_t>(length, static_cast<uint16_t>(headerLength));
   else
-    llvm::support::endian::write<uint32_t, llvm::endianness::little>(
-        length, static_cast<uint32_t>(headerLength));
+    writeLittle<uint32_t>(length, static_cast<uint32_t>(headerLength));
   out.append(length, version1 ? 2 : 4);
   out += text;
   std::visit([&](const auto &typed) { appendElements(out, typed); }, array.values);
   return out;
 }
 
-Status writeNpy(llvm::StringRef path, const NpyArray &array) {
+Status writeNpy(const std::string &path, const NpyArray &array) {
   Result<std::string> bytes = encodeNpy(array);
   if (!bytes.ok())
-    return Status::failure(path.str() + ": " + bytes.error());
-  // The temporary file lives next to the destination so that the final rename
-  // stays on one file system and is atomic.
-  llvm::Expected<llvm::sys::fs::TempFile> temp =
-      llvm::sys::fs::TempFile::create(path + ".tmp-%%%%%%");
-  if (!temp)
-    return Status::failure(path.str() + ": cannot create a temporary file next to it: " +
-                           llvm::toString(temp.takeError()));
-  std::error_code writeError;
-  {
-    llvm::raw_fd_ostream stream(temp->FD, /*shouldClose=*/false);
-    stream << bytes.value();
-    stream.flush();
-    if (stream.has_error()) {
-      writeError = stream.error();
-      stream.clear_error(); // a stream destroyed with an error aborts
-    }
-  }
-  if (writeError) {
-    llvm::consumeError(temp->discard());
-    return Status::failure(path.str() + ": write failed: " + writeError.message());
-  }
-  if (llvm::Error error = temp->keep(path))
-    return Status::failure(path.str() + ": cannot move the written file into place: " +
-                           llvm::toString(std::move(error)));
-  return Status::success();
+    return Status::failure(path + ": " + bytes.error());
+  // Atomic: a reader (or a failed write) sees the old file or the new one.
+  return writeFileAtomically(path, bytes.value().data(), bytes.value().size());
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

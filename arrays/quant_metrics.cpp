@@ -1,6 +1,6 @@
 //===- quant_metrics.cpp - How much a quantization loses ------------------===//
 
-#include "tools/mxforge/quant_metrics.h"
+#include "arrays/quant_metrics.h"
 
 #include "numerics/formats.h"
 #include "numerics/quantize.h"
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 namespace {
 
 /// Largest |dq - v| / s for an element at scaled magnitude u (see
@@ -41,7 +41,7 @@ double orthogonalityDefect(const std::vector<double> &r, size_t rs) {
 
 } // namespace
 
-double relativeRmsError(llvm::ArrayRef<float> approx, llvm::ArrayRef<float> exact) {
+double relativeRmsError(const std::vector<float> &approx, const std::vector<float> &exact) {
   assert(approx.size() == exact.size());
   double error = 0.0, reference = 0.0;
   for (size_t i = 0; i < exact.size(); ++i) {
@@ -62,7 +62,7 @@ std::vector<float> rotatedRows(const RotateQuantProblem &problem, const uint16_t
   return out;
 }
 
-double clippedFraction(llvm::ArrayRef<float> values, const QuantizedRows &quantized) {
+double clippedFraction(const std::vector<float> &values, const QuantizedRows &quantized) {
   if (values.empty())
     return 0.0;
   const double maxValue = formatInfo(quantized.format).maxValue;
@@ -106,7 +106,7 @@ std::vector<double> rotationBlockMatrix(const RotationConfig &rotation, size_t b
   return r;
 }
 
-std::vector<float> unrotateRows(const RotationConfig &rotation, llvm::ArrayRef<float> values,
+std::vector<float> unrotateRows(const RotationConfig &rotation, const std::vector<float> &values,
                                 size_t k, const uint16_t *learned) {
   if (rotation.kind == RotationKind::None)
     return std::vector<float>(values.begin(), values.end());
@@ -186,4 +186,4 @@ RoundTripCheck checkRoundTrip(const RotateQuantProblem &problem, const uint16_t 
   return check;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::arrays

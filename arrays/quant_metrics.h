@@ -6,21 +6,20 @@
 // against x with a bound derived from the element format.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_QUANT_METRICS_H
-#define MXFORGE_TOOLS_MXFORGE_QUANT_METRICS_H
+#ifndef MXFORGE_ARRAYS_QUANT_METRICS_H
+#define MXFORGE_ARRAYS_QUANT_METRICS_H
 
 #include "numerics/reference.h"
 
-#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 /// sqrt(sum (approx - exact)^2 / sum exact^2), in double; 0 when both are
 /// all zero, +inf when only `exact` is.
-double relativeRmsError(llvm::ArrayRef<float> approx, llvm::ArrayRef<float> exact);
+double relativeRmsError(const std::vector<float> &approx, const std::vector<float> &exact);
 
 /// The rows as the quantizer sees them: rotated and, with inter=bf16,
 /// rounded to bf16. `rotation` as for rotateQuant.
@@ -30,7 +29,7 @@ std::vector<float> rotatedRows(const RotateQuantProblem &problem, const uint16_t
 /// Fraction of `values` ([rows, k] as quantized into `quantized`, plain
 /// scales) whose magnitude exceeds the largest value their block can
 /// represent, maxValue(format) * 2^(scale - 127): these saturate.
-double clippedFraction(llvm::ArrayRef<float> values, const QuantizedRows &quantized);
+double clippedFraction(const std::vector<float> &values, const QuantizedRows &quantized);
 
 /// The RS x RS matrix (row-major, double) that rotation block `block`
 /// multiplies by: Hadamard rounded to bf16 for `hadamard`, exact for
@@ -41,7 +40,7 @@ std::vector<double> rotationBlockMatrix(const RotationConfig &rotation, size_t b
 
 /// v_b . R^T for every block of RS values of every row ([rows, k]), in
 /// double: undoes the rotation (R orthogonal). Identity for none.
-std::vector<float> unrotateRows(const RotationConfig &rotation, llvm::ArrayRef<float> values,
+std::vector<float> unrotateRows(const RotationConfig &rotation, const std::vector<float> &values,
                                 size_t k, const uint16_t *learned);
 
 /// Checks of x -> quantize -> dequant(q) . R^T against what the format
@@ -69,6 +68,6 @@ struct RoundTripCheck {
 RoundTripCheck checkRoundTrip(const RotateQuantProblem &problem, const uint16_t *x, size_t rows,
                               const uint16_t *rotation, const QuantizedRows &quantized);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_QUANT_METRICS_H
+#endif // MXFORGE_ARRAYS_QUANT_METRICS_H

@@ -7,18 +7,18 @@
 // non-negative integers. Internal to npy.cpp (and its tests).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_NPY_HEADER_H
-#define MXFORGE_TOOLS_MXFORGE_NPY_HEADER_H
+#ifndef MXFORGE_ARRAYS_NPY_HEADER_H
+#define MXFORGE_ARRAYS_NPY_HEADER_H
 
 #include "numerics/status.h"
 
-#include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 struct NpyHeaderDict {
   std::string descr;
@@ -29,12 +29,12 @@ struct NpyHeaderDict {
 /// Parses the dict; the message (without the file name) names what is wrong:
 /// not a dict, a missing, repeated or unexpected key, a value of the wrong
 /// kind, a dimension that does not fit in 64 bits.
-Result<NpyHeaderDict> parseNpyHeaderDict(llvm::StringRef text);
+Result<NpyHeaderDict> parseNpyHeaderDict(std::string_view text);
 
 /// The dict as numpy writes it, e.g. "{'descr': '<u2', 'fortran_order':
 /// False, 'shape': (3,), }" (1-tuples keep their comma).
 std::string formatNpyHeaderDict(const NpyHeaderDict &dict);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_NPY_HEADER_H
+#endif // MXFORGE_ARRAYS_NPY_HEADER_H

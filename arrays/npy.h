@@ -1,7 +1,7 @@
-//===- npy.h - NumPy .npy arrays for the CLI's inputs and outputs -*- C++ -*-===//
+//===- npy.h - NumPy .npy arrays: the tools' inputs and outputs -*- C++ -*-===//
 //
-// `mxforge ref` exchanges arrays with Python through .npy files, so that a
-// user can feed AITER's or PyTorch's tensors to the reference and compare its
+// `mxforge ref` and `mxforge run` exchange arrays with Python through .npy
+// files, so that a user can feed AITER's or PyTorch's tensors to the reference and compare its
 // outputs with numpy alone. Only what the kernels need is supported: C-order
 // arrays of four little-endian dtypes. Reading accepts format versions 1.0 and
 // 2.0; writing produces 1.0 (2.0 only for a header that does not fit 1.0).
@@ -10,21 +10,20 @@
 // and the problem, never a crash or an allocation the file does not back.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_NPY_H
-#define MXFORGE_TOOLS_MXFORGE_NPY_H
+#ifndef MXFORGE_ARRAYS_NPY_H
+#define MXFORGE_ARRAYS_NPY_H
 
 #include "numerics/status.h"
-
-#include "llvm/ADT/StringRef.h"
 
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 /// The element types we exchange; the order matches NpyArray::values.
 enum class NpyDType : uint8_t {
@@ -71,9 +70,12 @@ std::string describeArray(NpyDType dtype, const std::vector<size_t> &shape);
 
 /// Parses the bytes of a .npy file; `name` (usually the path) starts every
 /// error message.
-Result<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
-/// Reads and parses a .npy file.
-Result<NpyArray> readNpy(llvm::StringRef path);
+Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name);
+/// The largest .npy file readNpy accepts (the reference runner's bound).
+constexpr uint64_t kMaxNpyFileBytes = uint64_t(4) << 30;
+/// Reads and parses a .npy file: a regular file of at most kMaxNpyFileBytes
+/// (a FIFO or a device node is refused, not read until it ends).
+Result<NpyArray> readNpy(const std::string &path);
 
 /// The bytes of a .npy file holding `array`; fails when the shape does not
 /// match the number of elements.
@@ -81,8 +83,8 @@ Result<std::string> encodeNpy(const NpyArray &array);
 /// Writes `array` to `path` through a temporary file in the same directory
 /// that is renamed over `path` only once completely written, so a failure
 /// never leaves a partial file and never touches an existing one.
-Status writeNpy(llvm::StringRef path, const NpyArray &array);
+Status writeNpy(const std::string &path, const NpyArray &array);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_NPY_H
+#endif // MXFORGE_ARRAYS_NPY_H

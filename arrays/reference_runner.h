@@ -6,21 +6,21 @@
 // is what `mxforge ref` runs and what later issues compare kernels against.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
-#define MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
+#ifndef MXFORGE_ARRAYS_REFERENCE_RUNNER_H
+#define MXFORGE_ARRAYS_REFERENCE_RUNNER_H
 
 #include "numerics/reference.h"
 #include "numerics/status.h"
 #include "spec/kernel_spec.h"
 #include "spec/reference_problem.h" // rotateQuantProblem
-#include "tools/mxforge/npy.h"
+#include "arrays/npy.h"
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::arrays {
 
 using NpyArrays = std::map<std::string, NpyArray>;
 
@@ -48,6 +48,6 @@ constexpr size_t kMaxReferenceBytes = size_t(4) << 30;
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
                                   uint64_t seed);
 
-} // namespace mxf::cli
+} // namespace mxf::arrays
 
-#endif // MXFORGE_TOOLS_MXFORGE_REFERENCE_RUNNER_H
+#endif // MXFORGE_ARRAYS_REFERENCE_RUNNER_H
