@@ -34,6 +34,17 @@ struct mxf_kernel {
   std::string origin;
 };
 
+/// One row of mxf_context_get_kernel: a bundle kernel or a produced one.
+/// Strings are members so that the C struct's pointers stay valid.
+struct MxfKernelEntry {
+  std::string spec, name, origin, source;
+  int bucket = 0;
+  bool produced = false;
+  bool onDevice = false;
+  uint32_t vgprs = 0, sgprs = 0, ldsBytes = 0, scratchBytes = 0;
+  size_t codeBytes = 0;
+};
+
 struct mxf_context {
   std::unique_ptr<mxf::runtime::Device> device;
   std::string deviceDescription;
@@ -46,6 +57,14 @@ struct mxf_context {
   std::map<const mxf::TableKernel *, std::unique_ptr<mxf_kernel>> kernels;
   /// Buffers of mxf_malloc by device address.
   std::map<uint64_t, mxf::runtime::DeviceBuffer> buffers;
+  /// What mxf_context_get_kernel lists, in arrival order, and the index of
+  /// each canonical spec in it. Entries are never removed.
+  std::vector<std::unique_ptr<MxfKernelEntry>> entries;
+  std::map<std::string, size_t> entryBySpec;
+  /// The loaded bundles' paths, in load order (earlier bundles win).
+  std::vector<std::pair<std::string, std::shared_ptr<const mxf::Bundle>>> bundles;
+  /// Where the cache was asked to be and why (mxf_context_get_cache).
+  mxf::CacheLocation cacheLocation;
 
   ~mxf_context();
 };
@@ -78,6 +97,14 @@ struct BufferSlice {
 std::optional<BufferSlice> findBuffer(mxf_context &context, uint64_t address);
 /// Bytes from `address` to the end of its mxf_malloc buffer, if it has one.
 std::optional<uint64_t> bytesFrom(mxf_context &context, uint64_t address);
+
+/// Adds a bundle's kernels to the context's listing. Locks the mutex.
+void recordBundle(mxf_context &context, const std::string &path,
+                  const std::shared_ptr<const mxf::Bundle> &bundle);
+/// Marks the table kernel `handle` as produced (and loaded on the device
+/// when `onDevice`) in the listing. Locks the mutex unless `locked`.
+void recordKernel(mxf_context &context, const mxf::KernelHandle &handle, bool onDevice,
+                  bool locked = false);
 
 /// "<function>: <what> is NULL" as MXF_ERROR_INVALID_ARGUMENT.
 mxf_status nullArgument(const char *function, const char *what);

@@ -100,6 +100,7 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     created->device = std::move(device.value());
     created->deviceDescription = created->device->description();
     created->strict = tableOptions.strict;
+    created->cacheLocation = tableOptions.cache;
     created->table = std::make_unique<mxf::KernelTable>(std::move(tableOptions));
     *context = created.release();
     return MXF_SUCCESS;
@@ -123,7 +124,9 @@ mxf_status mxf_load_bundle(mxf_context *context, const char *path, size_t *kerne
       return fail(MXF_ERROR_BUNDLE, "mxf_load_bundle: " + bundle.error());
     if (kernelCount)
       *kernelCount = bundle.value().size();
-    context->table->addBundle(std::make_shared<const mxf::Bundle>(std::move(bundle.value())));
+    auto shared = std::make_shared<const mxf::Bundle>(std::move(bundle.value()));
+    context->table->addBundle(shared);
+    mxf::capi::recordBundle(*context, path, shared);
     return MXF_SUCCESS;
   });
 }
@@ -140,6 +143,7 @@ mxf_status mxf_compile(mxf_context *context, const char *spec) {
     mxf::Result<mxf::KernelHandle> kernel = context->table->get(parsed.value());
     if (!kernel.ok())
       return fail(tableFailureStatus(*context), "mxf_compile: " + kernel.error());
+    mxf::capi::recordKernel(*context, kernel.value(), false);
     return MXF_SUCCESS;
   });
 }
@@ -173,7 +177,9 @@ mxf_status mxf_compile_all(mxf_context *context, const char *const *specs, size_
     std::vector<mxf::Result<mxf::KernelHandle>> compiled =
         context->table->compileAll(parsed, threads);
     for (size_t j = 0; j < compiled.size(); ++j)
-      if (!compiled[j].ok()) {
+      if (compiled[j].ok()) {
+        mxf::capi::recordKernel(*context, compiled[j].value(), false);
+      } else {
         size_t i = parsedIndex[j];
         results[i] = tableFailureStatus(*context);
         messages[i] = "specs[" + std::to_string(i) + "]: " + compiled[j].error();
@@ -250,6 +256,7 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
     entry->origin = mxf::kernelOriginName(handle.value()->origin);
     *kernel = entry.get();
     context->kernels.emplace(handle.value().get(), std::move(entry));
+    mxf::capi::recordKernel(*context, handle.value(), true, /*locked=*/true);
     return MXF_SUCCESS;
   });
 }

@@ -15,9 +15,10 @@ if [[ "${1:-}" == "--sanitize" ]]; then
 fi
 
 # TOOLCHAIN.md: LLVM/MLIR/lld 22 from Debian; mlir-22-tools is needed because
-# MLIR's CMake package imports mlir-tblgen. python3 runs lit-22.
+# MLIR's CMake package imports mlir-tblgen. python3 runs lit-22; numpy, pytest
+# and torch are what the Python package (python/, docs/python.md) and its tests use.
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libfmt-dev libgtest-dev
-          cmake ninja-build g++ python3)
+          cmake ninja-build g++ python3 python3-numpy python3-pytest python3-torch)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
@@ -39,3 +40,19 @@ jobs=$(( $(nproc) < 2 ? $(nproc) : 2 ))
 cmake -S "$root" -B "$build_dir" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 echo "setup: built $build_dir"
+
+# `import mxforge` for Debian's python3: a .pth file in its site-packages
+# puts python/ on sys.path (no pip, no build backend, nothing copied: the
+# package is pure Python and finds build/capi/libmxforge.so next to it).
+# Release build only: an ASan libmxforge.so cannot be loaded by ctypes.
+if [[ "$build_dir" == "$root/build" ]]; then
+  site="$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')"
+  pth="$site/mxforge-repo.pth"
+  if [[ "$(cat "$pth" 2>/dev/null)" != "$root/python" ]]; then
+    sudo_cmd=()
+    [[ $(id -u) -ne 0 && ! -w "$site" ]] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" mkdir -p "$site"
+    echo "$root/python" | "${sudo_cmd[@]}" tee "$pth" >/dev/null
+    echo "setup: $pth -> $root/python (import mxforge)"
+  fi
+fi

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 0
+#define MXFORGE_API_VERSION_MINOR 1
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -175,6 +175,74 @@ typedef struct mxf_launch_info {
   size_t code_bytes;
 } mxf_launch_info;
 MXF_API mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_info *info);
+
+/*===--- Specs without a context (allocation, shape propagation) ---------===*/
+
+/* Writes the canonical text of `spec` (docs/spec.md: every key, defaults
+ * included) into `buffer` of `size` bytes, NUL-terminated; `length` (may be
+ * NULL) receives its length without the NUL, also when `size` is too small
+ * (then MXF_ERROR_INVALID_ARGUMENT, and nothing is written). An invalid
+ * spec is MXF_ERROR_INVALID_ARGUMENT with the parser's message. */
+MXF_API mxf_status mxf_spec_canonical(const char *spec, char *buffer, size_t size,
+                                      size_t *length);
+
+/* One operand of a spec at a row count: what a launch for `m` rows reads or
+ * writes (docs/abi.md), so that a caller can allocate outputs, or propagate
+ * shapes while tracing, without compiling anything. */
+#define MXF_MAX_OPERAND_RANK 4
+typedef struct mxf_operand_shape {
+  const char *name;           /* "x", "r", "q", "s", ... (static strings) */
+  const char *element;        /* "bf16", "i8", "i32" */
+  int is_output;
+  const char *row_stride_arg; /* "x_stride", "q_stride", or NULL: dense rows only */
+  size_t rank;
+  int64_t shape[MXF_MAX_OPERAND_RANK]; /* in elements; rows first */
+  uint64_t bytes;             /* of the dense operand (the shape's product) */
+} mxf_operand_shape;
+
+/* The operands of `spec` at `m` rows, in launch order (the order of
+ * mxf_kernel_get_operand), including the padded rows of a4w4_shuffle scales.
+ * Writes min(count, capacity) entries into `operands` (may be NULL when
+ * `capacity` is 0) and the count to *count. `m` is 0 or more (quant_weight
+ * ignores it: always N rows); this checks the spec, not whether a launch of
+ * m rows is possible (mxf_find_kernel does). */
+MXF_API mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *operands,
+                                         size_t capacity, size_t *count);
+
+/*===--- What a context holds (start-up reports) -------------------------===*/
+
+/* One kernel a context can launch without compiling: each kernel of its
+ * loaded bundles, and each kernel it has produced (mxf_compile,
+ * mxf_compile_all, mxf_find_kernel), in the order they arrived. Strings stay
+ * valid until the context is destroyed. */
+typedef struct mxf_kernel_entry {
+  const char *spec;   /* canonical spec, with its bucket M */
+  const char *name;   /* kernel symbol */
+  const char *origin; /* "bundle", "cache" or "jit" */
+  const char *source; /* the bundle's path, the cache directory, or "" (JIT) */
+  int bucket;
+  int produced;       /* compiled, taken from the cache, or asked for from a bundle */
+  int on_device;      /* loaded on the device (by mxf_find_kernel) */
+  uint32_t vgprs, sgprs, lds_bytes, scratch_bytes;
+  size_t code_bytes;  /* of the code object */
+} mxf_kernel_entry;
+MXF_API mxf_status mxf_context_kernel_count(mxf_context *context, size_t *count);
+MXF_API mxf_status mxf_context_get_kernel(mxf_context *context, size_t index,
+                                          mxf_kernel_entry *entry);
+
+/* Where the context's disk cache is and what it holds, with the context's
+ * kernel-table counters. Strings stay valid until the context is destroyed. */
+typedef struct mxf_cache_info {
+  int enabled;            /* 0: off (MXF_CACHE_OFF, MXFORGE_CACHE=0, strict, ...) */
+  const char *directory;  /* "" when disabled */
+  const char *source;     /* why this directory: "MXFORGE_CACHE_DIR", "XDG_CACHE_HOME",
+                             "HOME", "mxf_context_options", "MXFORGE_CACHE=0", ... */
+  uint64_t entries;       /* entries on disk now (every process's) */
+  uint64_t total_bytes;
+  /* this context's kernel table */
+  uint64_t requests, from_bundle, cache_hits, compiled, shared_code, failures;
+} mxf_cache_info;
+MXF_API mxf_status mxf_context_get_cache(mxf_context *context, mxf_cache_info *info);
 
 /*===--- Device memory (for engines without their own allocator, and emu) ===*/
 

@@ -1,0 +1,113 @@
+"""What the runner needs to know about an argument array, numpy or torch.
+
+bf16 data is a torch.bfloat16 tensor or a numpy uint16 array of bf16 bit
+patterns (numpy has no bf16); packed codes and E8M0 scales are uint8 (int8
+accepted); i32 operands are int32.
+"""
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Tuple
+
+import numpy as np
+
+from . import errors
+
+_NUMPY_DTYPES = {
+    "bf16": (np.dtype(np.uint16),),
+    "i8": (np.dtype(np.uint8), np.dtype(np.int8)),
+    "i32": (np.dtype(np.int32),),
+}
+_NUMPY_ALLOCATE = {"bf16": np.uint16, "i8": np.uint8, "i32": np.int32}
+_ELEMENT_BYTES = {"bf16": 2, "i8": 1, "i32": 4}
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _torch_dtypes(torch, element):
+    return {"bf16": (torch.bfloat16,), "i8": (torch.uint8, torch.int8),
+            "i32": (torch.int32,)}[element]
+
+
+def is_tensor(value):
+    torch = _torch()
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _dtype_names(element, tensor):
+    if tensor:
+        return {"bf16": "torch.bfloat16", "i8": "torch.uint8 or torch.int8",
+                "i32": "torch.int32"}[element]
+    return {"bf16": "numpy.uint16 (bf16 bit patterns)", "i8": "numpy.uint8 or numpy.int8",
+            "i32": "numpy.int32"}[element]
+
+
+@dataclass
+class ArrayView:
+    """An argument array as the C API sees it."""
+    value: Any               # the numpy array or torch tensor itself
+    name: str                # the argument's name, for messages
+    tensor: bool
+    device: str              # "cpu", "hip:N", or the foreign device's name
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]  # in elements
+    pointer: int
+    element_bytes: int
+
+    def span_bytes(self):
+        """Bytes from the first element to the end of the last (row gaps included)."""
+        if not self.shape or 0 in self.shape:
+            return 0
+        last = sum((extent - 1) * stride for extent, stride in zip(self.shape, self.strides))
+        return (last + 1) * self.element_bytes
+
+
+def _device_of(tensor, torch):
+    kind = tensor.device.type
+    if kind == "cpu":
+        return "cpu"
+    if kind == "cuda":
+        if getattr(torch.version, "hip", None):
+            return f"hip:{tensor.device.index if tensor.device.index is not None else 0}"
+        return f"cuda:{tensor.device.index} (a CUDA build of torch; mxforge runs on AMD GPUs " \
+               f"through a ROCm build)"
+    return kind
+
+
+def view(value, name, element):
+    """An ArrayView of `value` with `element`'s dtype; TypeError otherwise."""
+    if is_tensor(value):
+        torch = _torch()
+        if value.dtype not in _torch_dtypes(torch, element):
+            raise errors.ArgumentTypeError(
+                f"{name} must be {_dtype_names(element, True)}, got {value.dtype}")
+        meta = value.device.type == "meta"
+        return ArrayView(value=value, name=name, tensor=True, device=_device_of(value, torch),
+                         shape=tuple(value.shape), strides=tuple(value.stride()),
+                         pointer=0 if meta else value.data_ptr(),
+                         element_bytes=_ELEMENT_BYTES[element])
+    if isinstance(value, np.ndarray):
+        if value.dtype not in _NUMPY_DTYPES[element]:
+            raise errors.ArgumentTypeError(
+                f"{name} must be {_dtype_names(element, False)}, got numpy.{value.dtype}")
+        itemsize = value.dtype.itemsize
+        if any(stride % itemsize for stride in value.strides):
+            raise errors.ArgumentError(f"{name} has strides {value.strides} that are not whole "
+                                       f"elements")
+        return ArrayView(value=value, name=name, tensor=False, device="cpu",
+                         shape=tuple(value.shape),
+                         strides=tuple(stride // itemsize for stride in value.strides),
+                         pointer=value.ctypes.data, element_bytes=itemsize)
+    raise errors.ArgumentTypeError(
+        f"{name} must be a torch.Tensor or a numpy.ndarray, got {type(value).__name__}")
+
+
+def allocate(like, shape, element, device):
+    """A new output array of `shape` of the same kind as `like`."""
+    if like.tensor:
+        torch = _torch()
+        dtype = {"bf16": torch.bfloat16, "i8": torch.uint8, "i32": torch.int32}[element]
+        return torch.empty(shape, dtype=dtype, device=like.value.device)
+    return np.empty(shape, dtype=_NUMPY_ALLOCATE[element])

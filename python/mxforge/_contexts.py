@@ -1,0 +1,93 @@
+"""One process-wide mxf_context per device, created on first use.
+
+Devices are named "emu" (the gfx950 emulator, for CPU tensors and numpy
+arrays) and "hip:N" (the AMD GPU of torch device cuda:N on a ROCm torch).
+Creation is guarded by a lock; after that the C API is thread-safe on its
+own (docs/capi.md), so launches from many threads share one context.
+
+Bundles given to load_bundle(path) without a device are remembered and
+loaded into every context, including those created later, so an engine can
+load its bundle before it knows which devices it will use.
+
+Fork: a child gets a copy of the parent's memory but none of its threads,
+so a context the parent built must not be used there: a HIP context does
+not survive fork, and a context lock that another parent thread held at
+the moment of the fork would never be released in the child. os.register_at_fork makes the child forget the parent's
+contexts (without destroying them: that would run the parent's teardown in
+the child); the child then creates its own on first use.
+"""
+
+import ctypes
+import os
+import threading
+
+from . import _library as _lib
+from . import errors
+
+_CACHE_FROM_ENVIRONMENT = 0
+
+_lock = threading.Lock()
+_contexts = {}        # device name -> mxf_context pointer (int)
+_bundles = []         # paths loaded into every context, in order
+
+
+def _create(device):
+    library = _lib.lib()
+    options = _lib.ContextOptions()
+    library.mxf_context_options_init(ctypes.byref(options))
+    options.device = device.partition(":")[0].encode()
+    options.cache_mode = _CACHE_FROM_ENVIRONMENT
+    handle = ctypes.c_void_p()
+    _lib.check(library.mxf_context_create(ctypes.byref(options), ctypes.byref(handle)),
+               errors.ArgumentError)
+    for path in _bundles:
+        _lib.check(library.mxf_load_bundle(handle, path.encode(), None), errors.BundleError)
+    return handle.value
+
+
+def context(device="emu"):
+    """The context of `device`, created on first use."""
+    found = _contexts.get(device)
+    if found is not None:
+        return found
+    with _lock:
+        found = _contexts.get(device)
+        if found is None:
+            found = _create(device)
+            _contexts[device] = found
+        return found
+
+
+def existing():
+    """The contexts created so far: {device: pointer}."""
+    with _lock:
+        return dict(_contexts)
+
+
+def load_bundle_everywhere(path):
+    """Loads `path` into every context now and remembers it for later ones.
+    Returns the kernel count."""
+    library = _lib.lib()
+    count = ctypes.c_size_t()
+    with _lock:
+        contexts = list(_contexts.values())
+        if not contexts:
+            # Nothing to load into yet: check the file now, on a scratch
+            # context, so that a bad bundle fails here and not later.
+            contexts = [_create("emu")]
+            _contexts["emu"] = contexts[0]
+        for handle in contexts:
+            _lib.check(library.mxf_load_bundle(handle, path.encode(), ctypes.byref(count)),
+                       errors.BundleError)
+        _bundles.append(path)
+    return count.value
+
+
+def _forget_in_child():
+    global _lock, _contexts
+    _lock = threading.Lock()
+    _contexts = {}
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)

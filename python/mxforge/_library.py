@@ -1,0 +1,225 @@
+"""Finding and loading libmxforge.so, and the C API's ctypes declarations.
+
+The package is a thin ctypes layer: no compiled Python extension, so one
+libmxforge.so serves every Python version. ctypes.CDLL releases the GIL
+around every foreign call, so compiles and emulated launches let other
+Python threads run.
+"""
+
+import ctypes
+import os
+import threading
+
+from . import errors
+
+# The C API major version this layer was written against (mxforge.h).
+API_VERSION_MAJOR = 1
+# Minor versions only add functions: a library lacking one this layer calls
+# is recognized by the missing symbol, not by its version number.
+
+_c = ctypes
+_char_p = _c.c_char_p
+_status = _c.c_int
+
+
+class ContextOptions(_c.Structure):
+    _fields_ = [
+        ("api_version", _c.c_uint32),
+        ("device", _char_p),
+        ("strict", _c.c_int),
+        ("cache_mode", _c.c_int),
+        ("cache_directory", _char_p),
+        ("code_object_version", _c.c_int),
+    ]
+
+
+class KernelInfo(_c.Structure):
+    _fields_ = [
+        ("spec", _char_p),
+        ("name", _char_p),
+        ("origin", _char_p),
+        ("bucket", _c.c_int),
+        ("vgprs", _c.c_uint32),
+        ("sgprs", _c.c_uint32),
+        ("lds_bytes", _c.c_uint32),
+        ("scratch_bytes", _c.c_uint32),
+        ("operand_count", _c.c_size_t),
+    ]
+
+
+class LaunchInfo(_c.Structure):
+    _fields_ = [
+        ("grid", _c.c_uint32 * 3),
+        ("workgroup", _c.c_uint32 * 3),
+        ("lds_bytes", _c.c_uint32),
+        ("max_rows", _c.c_uint32),
+        ("abi_version", _c.c_uint32),
+        ("code", _c.c_void_p),
+        ("code_bytes", _c.c_size_t),
+    ]
+
+
+MAX_OPERAND_RANK = 4
+
+
+class OperandShape(_c.Structure):
+    _fields_ = [
+        ("name", _char_p),
+        ("element", _char_p),
+        ("is_output", _c.c_int),
+        ("row_stride_arg", _char_p),
+        ("rank", _c.c_size_t),
+        ("shape", _c.c_int64 * MAX_OPERAND_RANK),
+        ("bytes", _c.c_uint64),
+    ]
+
+
+class KernelEntry(_c.Structure):
+    _fields_ = [
+        ("spec", _char_p),
+        ("name", _char_p),
+        ("origin", _char_p),
+        ("source", _char_p),
+        ("bucket", _c.c_int),
+        ("produced", _c.c_int),
+        ("on_device", _c.c_int),
+        ("vgprs", _c.c_uint32),
+        ("sgprs", _c.c_uint32),
+        ("lds_bytes", _c.c_uint32),
+        ("scratch_bytes", _c.c_uint32),
+        ("code_bytes", _c.c_size_t),
+    ]
+
+
+class CacheInfo(_c.Structure):
+    _fields_ = [
+        ("enabled", _c.c_int),
+        ("directory", _char_p),
+        ("source", _char_p),
+        ("entries", _c.c_uint64),
+        ("total_bytes", _c.c_uint64),
+        ("requests", _c.c_uint64),
+        ("from_bundle", _c.c_uint64),
+        ("cache_hits", _c.c_uint64),
+        ("compiled", _c.c_uint64),
+        ("shared_code", _c.c_uint64),
+        ("failures", _c.c_uint64),
+    ]
+
+
+_vp = _c.c_void_p
+_size = _c.c_size_t
+_PROTOTYPES = {
+    # name: (restype, argtypes)
+    "mxf_status_string": (_char_p, [_c.c_int]),
+    "mxf_last_error": (_char_p, []),
+    "mxf_api_version": (_c.c_uint32, []),
+    "mxf_version_string": (_char_p, []),
+    "mxf_context_options_init": (None, [_c.POINTER(ContextOptions)]),
+    "mxf_context_create": (_status, [_c.POINTER(ContextOptions), _c.POINTER(_vp)]),
+    "mxf_context_destroy": (None, [_vp]),
+    "mxf_context_device": (_char_p, [_vp]),
+    "mxf_load_bundle": (_status, [_vp, _char_p, _c.POINTER(_size)]),
+    "mxf_compile": (_status, [_vp, _char_p]),
+    "mxf_compile_all": (_status, [_vp, _c.POINTER(_char_p), _size, _c.c_uint,
+                                  _c.POINTER(_c.c_int)]),
+    "mxf_find_kernel": (_status, [_vp, _char_p, _c.c_int, _c.POINTER(_vp)]),
+    "mxf_kernel_get_info": (_status, [_vp, _c.POINTER(KernelInfo)]),
+    "mxf_kernel_get_launch": (_status, [_vp, _c.c_int, _c.POINTER(LaunchInfo)]),
+    "mxf_launch_strided": (_status, [_vp, _vp, _c.c_int, _c.POINTER(_vp),
+                                     _c.POINTER(_c.c_int64), _size, _vp]),
+    "mxf_malloc": (_status, [_vp, _size, _c.POINTER(_vp)]),
+    "mxf_free": (_status, [_vp, _vp]),
+    "mxf_memcpy_to_device": (_status, [_vp, _vp, _vp, _size]),
+    "mxf_memcpy_to_host": (_status, [_vp, _vp, _vp, _size]),
+    "mxf_synchronize": (_status, [_vp]),
+    "mxf_reference": (_status, [_char_p, _c.c_int, _vp, _vp, _vp, _size, _c.POINTER(_size),
+                                _vp, _size, _c.POINTER(_size)]),
+    "mxf_spec_canonical": (_status, [_char_p, _char_p, _size, _c.POINTER(_size)]),
+    "mxf_spec_get_operands": (_status, [_char_p, _c.c_int, _c.POINTER(OperandShape), _size,
+                                        _c.POINTER(_size)]),
+    "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),
+    "mxf_context_get_kernel": (_status, [_vp, _size, _c.POINTER(KernelEntry)]),
+    "mxf_context_get_cache": (_status, [_vp, _c.POINTER(CacheInfo)]),
+}
+
+
+def candidate_paths():
+    """Where the library is looked for: $MXFORGE_LIBRARY alone when it is set
+    (an explicit choice never falls back to another library), else the build
+    tree of the repository this package sits in."""
+    override = os.environ.get("MXFORGE_LIBRARY")
+    if override:
+        return [override]
+    paths = []
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    paths.append(os.path.join(repo, "build", "capi", "libmxforge.so"))
+    return paths
+
+
+_lock = threading.Lock()
+_lib = None
+_lib_path = None
+
+
+def _load():
+    tried = []
+    for path in candidate_paths():
+        if not os.path.exists(path):
+            tried.append(f"{path} (no such file)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as failure:
+            tried.append(f"{path} ({failure})")
+            continue
+        missing = [name for name in _PROTOTYPES if not hasattr(lib, name)]
+        if missing:
+            tried.append(f"{path} (lacks {', '.join(missing)}: an older libmxforge.so)")
+            continue
+        for name, (restype, argtypes) in _PROTOTYPES.items():
+            function = getattr(lib, name)
+            function.restype = restype
+            function.argtypes = argtypes
+        version = lib.mxf_api_version()
+        if version >> 16 != API_VERSION_MAJOR:
+            raise errors.VersionError(
+                f"{path} implements C API {version >> 16}.{version & 0xFFFF}; the mxforge "
+                f"package is written for {API_VERSION_MAJOR}.x", errors.VERSION)
+        return lib, path
+    raise errors.LibraryNotFoundError(
+        "libmxforge.so not found; looked at: " + "; ".join(tried) +
+        (" (from MXFORGE_LIBRARY)" if os.environ.get("MXFORGE_LIBRARY") else "") +
+        ". Build it (cmake --build build --target mxforge_capi) or set MXFORGE_LIBRARY "
+        "to its path")
+
+
+def lib():
+    """The loaded library (loaded on first use, once per process)."""
+    global _lib, _lib_path
+    if _lib is None:
+        with _lock:
+            if _lib is None:
+                _lib, _lib_path = _load()
+    return _lib
+
+
+def library_path():
+    lib()
+    return _lib_path
+
+
+def last_error():
+    # Thread-local in the library; ctypes calls run on the calling OS thread,
+    # so this is the message of this thread's failed call just before.
+    return lib().mxf_last_error().decode("utf-8", "replace")
+
+
+def check(status, invalid_argument=errors.ArgumentError):
+    """Raises the mapped exception when `status` is not MXF_SUCCESS."""
+    if status != errors.SUCCESS:
+        raise errors.error_for(status, last_error(), invalid_argument)
+
+
+def text(value):
+    return value.decode("utf-8", "replace") if value is not None else None

@@ -1,0 +1,275 @@
+"""Runs one kernel of any family on argument arrays: the generic part.
+
+A family (families.py) says which arguments are inputs and outputs and
+which input gives the row count; everything else (operand order, element
+types, shapes at m rows, which operands take a row stride) comes from the
+C library's own ABI (mxf_spec_get_operands), so a new family needs no code
+here.
+
+Nothing is written to a caller's `out=` arrays unless the launch succeeded:
+every check runs first, and on emu the results are copied out last.
+"""
+
+import contextlib
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _arrays
+from . import _contexts
+from . import _library as _lib
+from . import errors
+from . import specs
+
+# Kernels stay valid while their context lives; their info never changes.
+_kernel_info = {}
+_kernel_info_lock = threading.Lock()
+
+
+class KernelRun:
+    """What ran: the canonical spec (its M the bucket), the kernel, its origin."""
+    __slots__ = ("spec", "name", "origin", "bucket", "device", "m")
+
+    def __init__(self, spec, name, origin, bucket, device, m):
+        self.spec, self.name, self.origin = spec, name, origin
+        self.bucket, self.device, self.m = bucket, device, m
+
+    def __repr__(self):
+        return (f"KernelRun(spec='{self.spec}', name='{self.name}', origin='{self.origin}', "
+                f"device='{self.device}', m={self.m})")
+
+
+def kernel_info(kernel):
+    info = _kernel_info.get(kernel)
+    if info is None:
+        raw = _lib.KernelInfo()
+        _lib.check(_lib.lib().mxf_kernel_get_info(kernel, ctypes.byref(raw)))
+        info = (raw.spec.decode(), raw.name.decode(), raw.origin.decode(), raw.bucket)
+        with _kernel_info_lock:
+            _kernel_info[kernel] = info
+    return info
+
+
+def find_kernel(context, spec, m):
+    kernel = ctypes.c_void_p()
+    _lib.check(_lib.lib().mxf_find_kernel(context, spec.encode(), int(m), ctypes.byref(kernel)),
+               errors.LaunchError)
+    return kernel.value
+
+
+def _row_stride(view):
+    """The row stride of a 2-D view in elements (a single row: its width)."""
+    if view.shape[0] <= 1:
+        return view.shape[1]
+    return view.strides[0]
+
+
+def _check_layout(view, operand, spec):
+    """Shape and strides of `view` against `operand` at m rows (ArgumentError)."""
+    if len(view.shape) != len(operand.shape):
+        raise errors.ArgumentError(
+            f"{view.name} must have {len(operand.shape)} dimensions {list(operand.shape)}, "
+            f"got shape {list(view.shape)} (spec {spec})")
+    if tuple(view.shape) != tuple(operand.shape):
+        raise errors.ArgumentError(
+            f"{view.name} must have shape {list(operand.shape)}, got {list(view.shape)} "
+            f"(spec {spec})")
+    if view.strides and view.strides[-1] != 1 and view.shape[-1] > 1:
+        raise errors.ArgumentError(
+            f"{view.name} has stride {view.strides[-1]} along its last dimension; mxforge "
+            f"needs unit stride there (only rows may be strided: make it .contiguous())")
+    if operand.strided:
+        if _row_stride(view) < view.shape[1]:
+            raise errors.ArgumentError(
+                f"{view.name} has row stride {view.strides[0]}, below its row of "
+                f"{view.shape[1]} elements")
+        return
+    expected = 1
+    for extent, stride in reversed(list(zip(view.shape, view.strides))):
+        if extent > 1 and stride != expected:
+            raise errors.ArgumentError(
+                f"{view.name} must be contiguous (strides {list(view.strides)} for shape "
+                f"{list(view.shape)}); only operands with a row-stride argument (x, q) may "
+                f"have strided rows")
+        expected *= extent
+
+
+def _target_device(views):
+    devices = {view.device for view in views}
+    if len(devices) > 1:
+        listing = ", ".join(f"{view.name} on {view.device}" for view in views)
+        raise errors.ArgumentError(f"the arguments are on different devices: {listing}")
+    device = devices.pop()
+    if device == "cpu":
+        return "emu"
+    if device.startswith("hip:"):
+        return device
+    name = views[0].name
+    raise errors.ArgumentError(
+        f"{name} is on device {device}: mxforge runs CPU tensors and numpy arrays on the "
+        f"emulator and ROCm (HIP) tensors on the GPU")
+
+
+def run(family, spec, arrays, out=None, known_views=None):
+    """Launches `spec` (a canonical spec of `family`) on `arrays` ({name:
+    value} of the inputs given; `known_views` the ArrayViews already made of
+    some). Returns ({output name: array}, KernelRun)."""
+    known_views = known_views or {}
+    views = {}
+    for name in family.inputs:
+        value = arrays.get(name)
+        if value is not None:
+            views[name] = value
+    rows_view = known_views.get(family.rows_from) or _arrays.view(
+        views[family.rows_from], family.rows_from, family.elements[family.rows_from])
+    if len(rows_view.shape) < 1:
+        raise errors.ArgumentError(f"{family.rows_from} must have rows, got a 0-d array")
+    m = rows_view.shape[0]
+    operand_list = specs.operands(spec, m)
+    by_name = {operand.name: operand for operand in operand_list}
+
+    inputs = {}
+    for name, value in views.items():
+        if name not in by_name:
+            raise errors.ArgumentError(f"{name} is given, but {spec} takes no {name}")
+        operand = by_name[name]
+        view = rows_view if name == family.rows_from else _arrays.view(value, name,
+                                                                       operand.element)
+        _check_layout(view, operand, spec)
+        inputs[name] = view
+    for operand in operand_list:
+        if not operand.is_output and operand.name not in inputs:
+            raise errors.ArgumentError(f"{spec} needs {operand.name} ({operand.element} "
+                                       f"{list(operand.shape)}), which was not given")
+
+    if m < 1:
+        # The library would refuse it too; saying so here names the argument.
+        raise errors.ArgumentError(
+            f"{family.rows_from} has 0 rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    device = _target_device(list(inputs.values()))
+    # The kernel first: the library's own checks of m (1..256, the bucket)
+    # come before anything about out=.
+    with _device_guard(device):
+        context = _contexts.context(device)
+        kernel = find_kernel(context, spec, m)
+
+    outputs = {}
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != len(family.outputs):
+            raise errors.ArgumentTypeError(
+                f"out must be a tuple ({', '.join(family.outputs)}), got {type(out).__name__}")
+        for name, value in zip(family.outputs, out):
+            operand = by_name[name]
+            view = _arrays.view(value, f"out {name}", operand.element)
+            if not view.tensor and not value.flags.writeable:
+                raise errors.ArgumentError(f"out {name} is a read-only numpy array")
+            _check_layout(view, operand, spec)
+            outputs[name] = view
+        _target_device(list(inputs.values()) + list(outputs.values()))
+    ran_spec, name, origin, bucket = kernel_info(kernel)
+    for operand in operand_list:
+        if operand.is_output and operand.name not in outputs:
+            outputs[operand.name] = _arrays.view(
+                _arrays.allocate(rows_view, operand.shape, operand.element, device),
+                operand.name, operand.element)
+    if device == "emu":
+        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs)
+    else:
+        _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs)
+    run_info = KernelRun(ran_spec, name, origin, bucket, device, m)
+    return {name: outputs[name].value for name in family.outputs}, run_info
+
+
+def _device_guard(device):
+    """For hip: torch's device guard, so that the context is created and the
+    kernel loaded on the tensor's GPU and the caller's current device comes
+    back afterwards."""
+    if not device.startswith("hip:"):
+        return contextlib.nullcontext()
+    import torch
+    return torch.cuda.device(int(device.partition(":")[2]))
+
+
+def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs):
+    """Copies the inputs into emulator memory (spans with their row gaps, so
+    strides go through as they are), launches, copies the outputs back."""
+    library = _lib.lib()
+    pointers = (ctypes.c_void_p * len(operand_list))()
+    strides = (ctypes.c_int64 * len(operand_list))()
+    allocated = []
+    try:
+        for i, operand in enumerate(operand_list):
+            view = inputs.get(operand.name)
+            nbytes = view.span_bytes() if view is not None else operand.bytes
+            pointer = ctypes.c_void_p()
+            _lib.check(library.mxf_malloc(context, nbytes, ctypes.byref(pointer)),
+                       errors.DeviceError)
+            allocated.append(pointer.value)
+            pointers[i] = pointer.value
+            if view is not None:
+                _lib.check(library.mxf_memcpy_to_device(context, pointer, view.pointer, nbytes),
+                           errors.DeviceError)
+                if operand.strided and _row_stride(view) != view.shape[1]:
+                    strides[i] = _row_stride(view)
+            # Outputs are dense on the emulator; a strided out= is filled row
+            # by row below, so its gaps are never written.
+        _lib.check(library.mxf_launch_strided(context, kernel, m, pointers, strides,
+                                              len(operand_list), None), errors.LaunchError)
+        for i, operand in enumerate(operand_list):
+            if not operand.is_output:
+                continue
+            view = outputs[operand.name]
+            if _is_dense(view):
+                _lib.check(library.mxf_memcpy_to_host(context, view.pointer, pointers[i],
+                                                      operand.bytes), errors.DeviceError)
+            else:
+                dense = np.empty(operand.shape, dtype=np.uint8 if view.element_bytes == 1
+                                 else np.int32)
+                _lib.check(library.mxf_memcpy_to_host(context, dense.ctypes.data, pointers[i],
+                                                      operand.bytes), errors.DeviceError)
+                _assign(view, dense)
+    finally:
+        for pointer in allocated:
+            library.mxf_free(context, pointer)
+
+
+def _is_dense(view):
+    expected = 1
+    for extent, stride in reversed(list(zip(view.shape, view.strides))):
+        if extent > 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+def _assign(view, dense):
+    if view.tensor:
+        import torch
+        source = torch.from_numpy(dense)
+        if source.dtype != view.value.dtype:
+            source = source.view(view.value.dtype)
+        view.value.copy_(source)
+    else:
+        view.value[...] = dense.view(view.value.dtype)
+
+
+def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs):
+    """Direct device pointers and row strides on torch's current stream of
+    the tensor's device; the caller's current device is restored after.
+    (Written to the C API's contract; not run here: no AMD GPU on the
+    development machine.)"""
+    import torch
+    index = int(device.partition(":")[2])
+    pointers = (ctypes.c_void_p * len(operand_list))()
+    strides = (ctypes.c_int64 * len(operand_list))()
+    for i, operand in enumerate(operand_list):
+        view = inputs.get(operand.name) or outputs.get(operand.name)
+        pointers[i] = view.pointer
+        if operand.strided and _row_stride(view) != view.shape[1]:
+            strides[i] = _row_stride(view)
+    with torch.cuda.device(index):
+        stream = torch.cuda.current_stream(index).cuda_stream
+        _lib.check(_lib.lib().mxf_launch_strided(context, kernel, m, pointers, strides,
+                                                 len(operand_list), ctypes.c_void_p(stream)),
+                   errors.LaunchError)

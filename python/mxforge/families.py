@@ -1,0 +1,145 @@
+"""The kernel families and their Python functions: one table entry each.
+
+An entry names the op, its input arguments (in the order the Python function
+takes them), their element types, which input gives the row count m, which
+spec keys default from an input's shape, and its outputs. The generic runner
+(_runner.py) takes operand order, shapes and strides from the C library, and
+torch_ops.py registers one torch op per available entry. A family whose
+kernel does not exist yet is listed with available=False and no function.
+"""
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Optional, Tuple
+
+from . import _arrays
+from . import _runner
+from . import errors
+from . import specs
+
+
+@dataclass(frozen=True)
+class Family:
+    op: str
+    inputs: Tuple[str, ...]            # argument names, in the function's order
+    optional: Tuple[str, ...]          # inputs that some specs take (r: learned rotations)
+    elements: Dict[str, str]           # argument -> "bf16", "i8", "i32"
+    outputs: Tuple[str, ...]
+    rows_from: Optional[str]           # the input whose first dimension is m
+    key_defaults: Dict[str, Tuple[str, int]] = field(default_factory=dict)
+    # spec key -> (input, dimension) that gives its default
+    ranks: Dict[str, int] = field(default_factory=dict)  # of the inputs in key_defaults
+    result: Optional[type] = None      # the tuple type the function returns
+    available: bool = True
+    note: str = ""
+
+
+class RotateQuantResult(tuple):
+    """(q, s), plus what ran: ``.run`` (a KernelRun: canonical spec with the
+    bucket's M, kernel name, origin, device, m) and ``.spec``. Unpacks as a
+    plain pair: ``q, s = mxforge.rotate_quant(x, k=4096)``."""
+
+    def __new__(cls, outputs, run):
+        self = super().__new__(cls, (outputs["q"], outputs["s"]))
+        self.run = run  # a tuple subclass without __slots__ has a __dict__
+        return self
+
+    q = property(lambda self: self[0])
+    s = property(lambda self: self[1])
+    spec = property(lambda self: self.run.spec)
+
+
+FAMILIES = {
+    "rotate_quant": Family(
+        op="rotate_quant", inputs=("x", "r"), optional=("r",),
+        elements={"x": "bf16", "r": "bf16", "q": "i8", "s": "i8"},
+        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": 2},
+        result=RotateQuantResult),
+    "rotate_quant_moe": Family(
+        op="rotate_quant_moe", inputs=("x", "topk_ids", "topk_weights"), optional=("r",),
+        elements={}, outputs=("q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids",
+                              "num_valid_ids"), rows_from="x", available=False,
+        note="its template has not landed (docs/abi.md lists its ABI)"),
+    "rotate_quant_gemm": Family(
+        op="rotate_quant_gemm", inputs=("x", "w_q", "w_s"), optional=("r",), elements={},
+        outputs=("y",), rows_from="x", available=False,
+        note="its template has not landed (docs/abi.md lists its ABI)"),
+    "quant_weight": Family(
+        op="quant_weight", inputs=("w",), optional=("r",), elements={}, outputs=("q", "s"),
+        rows_from=None, available=False,
+        note="its template has not landed; mxforge.reference on the weight rows with a "
+             "rotate_quant spec gives the same codes (examples/python)"),
+}
+
+
+def available_ops():
+    return [op for op, family in FAMILIES.items() if family.available]
+
+
+def family_spec(family, arrays, spec, keys, function, views=None):
+    """The canonical spec for a call: the spec string and/or keyword keys,
+    with keys such as K defaulting from the inputs' shapes. `views`, when
+    given, receives the ArrayViews made on the way (the runner reuses them)."""
+    defaults = []
+    for key, (argument, dimension) in family.key_defaults.items():
+        # The argument's type and rank first: its shape is about to give a key.
+        view = _arrays.view(arrays.get(argument), argument, family.elements[argument])
+        if views is not None:
+            views[argument] = view
+        rank = family.ranks[argument]
+        if len(view.shape) != rank:
+            raise errors.ArgumentError(
+                f"{argument} must have {rank} dimensions, got shape {list(view.shape)}")
+        defaults.append((key, int(view.shape[dimension])))
+    # Only hashable arguments reach the cache; others get build_spec's message.
+    if not (spec is None or isinstance(spec, str)) or not all(
+            isinstance(value, (int, str)) for value in keys.values()):
+        return specs.canonical(specs.build_spec(family.op, spec, keys, dict(defaults), function))
+    return _canonical_for(family.op, spec, tuple(keys.items()), tuple(defaults), function)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_for(op, spec, keys, defaults, function):
+    # Calls repeat the same few specs: build, parse and print each once.
+    return specs.canonical(specs.build_spec(op, spec, dict(keys), dict(defaults), function))
+
+
+def call(op, arrays, spec, out, keys):
+    """What every family's function does: spec, run, wrap the result."""
+    family = FAMILIES[op]
+    views = {}
+    canonical = family_spec(family, arrays, spec, keys, op, views)
+    outputs, run = _runner.run(family, canonical, arrays, out, views)
+    return family.result(outputs, run)
+
+
+def rotate_quant(x, spec=None, r=None, out=None, **spec_keys):
+    """Rotates and MX-quantizes the rows of `x` ([m, K] bf16: a torch.bfloat16
+    tensor, or a numpy uint16 array of bf16 bit patterns).
+
+    `spec` is a rotate_quant spec (docs/spec.md); keyword arguments may stand
+    in for or add to its keys (``k=4096, rs=64, scale="rceil",
+    layout="a4w4_shuffle"``); K defaults to x.shape[1]; the spec's M is
+    ignored (m is x.shape[0], the bucket is chosen for it). `r` is the
+    learned rotation (bf16, [RS, RS] or [K/RS, RS, RS]) for rot=learned /
+    learned_per_block. Returns (q, s) as new arrays of the kind and device of
+    x, uint8, in the shapes of docs/abi.md (q [m, packed(K)], s [m, K/32], or
+    [pad256(m), pad8(K/32)] with layout=a4w4_shuffle), or writes them into
+    ``out=(q, s)``. Rows of x (and of an out q) may be strided (x[:, :K] of a
+    wider tensor); the last dimension must have unit stride.
+    """
+    return call("rotate_quant", {"x": x, "r": r}, spec, out, spec_keys)
+
+
+def _not_available(op):
+    def unavailable(*args, **kwargs):
+        raise errors.Error(f"mxforge.{op} is not available yet: {FAMILIES[op].note}")
+    unavailable.__name__ = op
+    unavailable.__doc__ = f"Not available yet: {FAMILIES[op].note}."
+    return unavailable
+
+
+FUNCTIONS = {"rotate_quant": rotate_quant}
+for _op, _family in FAMILIES.items():
+    if not _family.available:
+        FUNCTIONS[_op] = _not_available(_op)

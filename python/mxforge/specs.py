@@ -1,0 +1,149 @@
+"""Spec texts from Python arguments, canonical specs and operand shapes.
+
+Keyword arguments stand in for spec keys: a keyword matches the key of the
+same name, case aside (``k=4096`` is ``K=4096``, ``rs=64`` is ``RS=64``;
+docs/spec.md lists the keys, spec/spec_keys.cpp defines them). The C library
+parses and validates the result, so its messages reach the caller unchanged.
+"""
+
+import ctypes
+import functools
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from . import _library as _lib
+from . import errors
+
+# Every spec key (docs/spec.md), by its lower-case spelling. Which keys an op
+# takes is the C parser's business; this only maps Python keywords.
+SPEC_KEYS = ("K", "RS", "rot", "M", "topk", "E", "block", "N", "fmt", "scale", "round",
+             "inter", "layout", "wlayout", "arch")
+_KEY_BY_LOWER = {key.lower(): key for key in SPEC_KEYS}
+
+LARGEST_M_BUCKET = 256  # spec/buckets.h: kLargestMBucket; a launch takes 1 <= m <= 256
+
+
+def _key_for(keyword, function):
+    key = _KEY_BY_LOWER.get(keyword.lower())
+    if key is None:
+        raise errors.ArgumentTypeError(
+            f"{function}() got an unexpected keyword argument '{keyword}' "
+            f"(spec keys: {', '.join(SPEC_KEYS)})")
+    return key
+
+
+def _value_text(key, value):
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise errors.ArgumentTypeError(
+            f"spec key {key} must be an int or a str, got {type(value).__name__}")
+    return str(value)
+
+
+def op_of(spec_text):
+    """The op of a spec text (what precedes ':'), or None."""
+    head, colon, _ = spec_text.strip().partition(":")
+    return head if colon else None
+
+
+def build_spec(op, spec=None, keys=None, defaults=None, function=None):
+    """The spec text for `op` from a spec string and/or keyword keys.
+
+    `keys` (keyword arguments) are appended to `spec`'s items; `defaults`
+    (e.g. K from the input's width) only fill keys neither gives. A spec of
+    another op is a SpecError naming both."""
+    function = function or op
+    if spec is not None and not isinstance(spec, str):
+        raise errors.ArgumentTypeError(
+            f"{function}(): spec must be a str such as '{op}:K=4096', got {type(spec).__name__}")
+    items = []
+    if spec is not None:
+        spec_op = op_of(spec)
+        if spec_op is not None and spec_op != op:
+            raise errors.SpecError(
+                f"{function}() takes a {op} spec, got a {spec_op} spec: '{spec.strip()}'",
+                errors.INVALID_ARGUMENT)
+        if spec_op is None:
+            # Let the C parser report the malformed text as it would.
+            canonical(spec)
+        body = spec.strip().partition(":")[2]
+        items = [item for item in body.split(",")] if body else []
+    given = {item.partition("=")[0] for item in items}
+    for keyword, value in (keys or {}).items():
+        key = _key_for(keyword, function)
+        items.append(f"{key}={_value_text(key, value)}")
+        given.add(key)
+    for key, value in (defaults or {}).items():
+        if key not in given:
+            items.append(f"{key}={value}")
+    return f"{op}:" + ",".join(items)
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical(spec_text):
+    """The canonical text of a spec (docs/spec.md); SpecError if invalid."""
+    if not isinstance(spec_text, str):
+        raise errors.ArgumentTypeError(f"a spec must be a str, got {type(spec_text).__name__}")
+    buffer = ctypes.create_string_buffer(1024)
+    length = ctypes.c_size_t()
+    status = _lib.lib().mxf_spec_canonical(spec_text.encode(), buffer, len(buffer),
+                                           ctypes.byref(length))
+    if status == errors.INVALID_ARGUMENT and length.value >= len(buffer):
+        buffer = ctypes.create_string_buffer(length.value + 1)
+        status = _lib.lib().mxf_spec_canonical(spec_text.encode(), buffer, len(buffer), None)
+    _lib.check(status, errors.SpecError)
+    return buffer.value.decode()
+
+
+def canonical_spec(op="rotate_quant", spec=None, **keys):
+    """The canonical spec that `op` would run for `spec` and/or keyword keys,
+    e.g. ``canonical_spec(k=4096, rs=64)``."""
+    return canonical(build_spec(op, spec, keys, function="canonical_spec"))
+
+
+def with_bucket(canonical_text, bucket):
+    """`canonical_text` with its M replaced (ops with an M key only)."""
+    op, _, body = canonical_text.partition(":")
+    items = [f"M={bucket}" if item.startswith("M=") else item for item in body.split(",")]
+    return f"{op}:" + ",".join(items)
+
+
+def bucket_for(m):
+    """The smallest M bucket (a power of two up to 256) holding m rows."""
+    bucket = 1
+    while bucket < m:
+        bucket *= 2
+    return bucket
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One kernel operand at a row count (mxf_spec_get_operands)."""
+    name: str
+    element: str           # "bf16", "i8", "i32"
+    is_output: bool
+    row_stride_arg: Optional[str]  # "x_stride", "q_stride", or None: dense only
+    shape: Tuple[int, ...]
+    bytes: int             # dense
+
+    @property
+    def strided(self):
+        return self.row_stride_arg is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def operands(spec_text, m):
+    """The operands of a spec at `m` rows, in launch order (a tuple of
+    Operand). Needs no context and compiles nothing (shape propagation)."""
+    library = _lib.lib()
+    shapes = (_lib.OperandShape * 16)()
+    count = ctypes.c_size_t()
+    _lib.check(library.mxf_spec_get_operands(spec_text.encode(), int(m), shapes, len(shapes),
+                                             ctypes.byref(count)), errors.SpecError)
+    result = []
+    for shape in shapes[:count.value]:
+        result.append(Operand(
+            name=shape.name.decode(), element=shape.element.decode(),
+            is_output=bool(shape.is_output),
+            row_stride_arg=_lib.text(shape.row_stride_arg),
+            shape=tuple(int(d) for d in shape.shape[:shape.rank]), bytes=int(shape.bytes)))
+    return tuple(result)

@@ -1,0 +1,136 @@
+"""Start-up: compile, kernels, the cache, bundles, inspect."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import mxforge
+from helpers import mismatch, random_x
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cli():
+    path = os.environ.get("MXFORGE_CLI", os.path.join(REPO, "build", "tools", "mxforge",
+                                                      "mxforge"))
+    assert os.path.exists(path), f"the mxforge CLI is needed to write a bundle: {path} " \
+                                 f"(build target mxforge or set MXFORGE_CLI)"
+    return path
+
+
+def write_bundle(tmp_path, specs):
+    listing = tmp_path / "specs.txt"
+    listing.write_text("\n".join(specs) + "\n")
+    bundle = tmp_path / "test.mxfb"
+    subprocess.run([cli(), "bundle", "--specs", str(listing), "-o", str(bundle), "--no-cache",
+                    "--threads", "2"], check=True, capture_output=True)
+    return bundle
+
+
+def test_compile_returns_one_result_per_spec(rng):
+    k = 32 * rng.randint(1, 32)
+    specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100", f"rotate_quant:K={k},fmt=fp8_e4m3",
+             f"rotate_quant:K={k},M=8,scale=rceil"]
+    results = mxforge.compile(specs, threads=2)
+    assert [r.ok for r in results] == [True, False, False, True]
+    assert results[0].origin in ("jit", "cache")
+    assert isinstance(results[1].error, mxforge.SpecError) and "K=100" in str(results[1].error)
+    assert isinstance(results[2].error, mxforge.CompileError)
+    assert "fmt=fp8_e4m3" in str(results[2].error)
+    with pytest.raises(mxforge.CompileError):
+        results[2].raise_if_failed()
+    listed = {kernel.spec: kernel for kernel in mxforge.kernels("emu")}
+    assert results[0].canonical in listed and results[3].canonical in listed
+    assert listed[results[0].canonical].bucket == 2
+    with pytest.raises(mxforge.ArgumentTypeError, match="list of specs"):
+        mxforge.compile("rotate_quant:K=64")
+
+
+def test_cache_info_is_the_test_cache(cache_dir):
+    mxforge.compile(["rotate_quant:K=160"])
+    info = mxforge.cache_info()
+    assert info.enabled and info.directory == cache_dir
+    assert info.source == "MXFORGE_CACHE_DIR"
+    assert info.entries >= 1 and info.total_bytes > 0
+    assert info.requests >= 1
+
+
+def test_bundle_kernels_are_listed_and_used(tmp_path, rng):
+    k = 32 * rng.randint(33, 40)  # widths no other test compiles
+    specs = [f"rotate_quant:K={k},RS=32,M=4", f"rotate_quant:K={k},RS=32,M=16"]
+    bundle = write_bundle(tmp_path, specs)
+    assert mxforge.load_bundle(bundle) == 2
+    listed = {kernel.spec: kernel for kernel in mxforge.kernels() if str(bundle) == kernel.source}
+    assert len(listed) == 2 and all(k.origin == "bundle" and not k.produced
+                                    for k in listed.values())
+    x = random_x(rng, 3, k)
+    result = mxforge.rotate_quant(x, rs=32)
+    assert result.run.origin == "bundle" and result.run.bucket == 4
+    q_ref, s_ref = mxforge.reference(None, x, rs=32)
+    assert mismatch(result.q, q_ref, "q") is None and mismatch(result.s, s_ref, "s") is None
+    used = {kernel.spec: kernel for kernel in mxforge.kernels("emu")}[result.spec]
+    assert used.produced and used.on_device and used.source == str(bundle)
+
+    report = mxforge.inspect(bundle)
+    assert isinstance(report, mxforge.inspection.BundleReport)
+    assert sorted(k.spec for k in report.kernels) == sorted(listed)
+    assert all(k.vgprs > 0 and k.code_bytes > 0 for k in report.kernels)
+
+
+def test_damaged_bundle_is_a_bundle_error(tmp_path):
+    bad = tmp_path / "bad.mxfb"
+    bad.write_bytes(b"MXFB" + bytes(40))
+    with pytest.raises(mxforge.BundleError) as raised:
+        mxforge.load_bundle(bad, device="emu")
+    assert str(bad) in str(raised.value)
+    with pytest.raises(mxforge.BundleError):
+        mxforge.inspect(bad)
+    with pytest.raises(mxforge.ArgumentError, match="no such file"):
+        mxforge.inspect(str(tmp_path / "missing.mxfb"))
+
+
+def test_inspect_spec():
+    report = mxforge.inspect("rotate_quant:K=512,RS=64,layout=a4w4_shuffle", m=5)
+    assert report.spec.startswith("rotate_quant:K=512,RS=64,rot=hadamard,M=16")
+    assert [o.name for o in report.operands] == ["x", "q", "s"]
+    assert report.operands[0].shape == (5, 512) and report.operands[0].row_stride_arg == "x_stride"
+    assert report.operands[2].shape == (256, 16)  # shuffled scales: rows padded to 256
+    assert report.kernel.bucket == 8 and report.kernel.on_device
+    assert report.launch.m == 5 and report.launch.max_rows == 256
+    assert report.launch.workgroup[0] % 64 == 0 and report.launch.grid[1] >= 1
+    assert report.launch.abi_version == 2
+
+
+def test_operands_without_a_context():
+    shapes = {o.name: o.shape for o in mxforge.operands(
+        mxforge.canonical_spec(k=1024, rs=128, rot="learned_per_block"), 7)}
+    assert shapes == {"x": (7, 1024), "r": (8, 128, 128), "q": (7, 512), "s": (7, 32)}
+
+
+def test_version_and_library():
+    assert mxforge.version().startswith("mxforge ")
+    assert mxforge.library_path().endswith(".so") or "libmxforge" in mxforge.library_path()
+
+
+def test_a_missing_library_names_where_it_looked(tmp_path):
+    import subprocess, sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import mxforge\n"
+            "try:\n    mxforge.version()\n"
+            "except mxforge.LibraryNotFoundError as e:\n    print(e)\n")
+    env = dict(os.environ, MXFORGE_LIBRARY=str(tmp_path / "libmxforge.so"))
+    done = subprocess.run([sys.executable, "-c", code, os.path.join(REPO, "python")], env=env,
+                          capture_output=True, text=True)
+    assert f"{tmp_path / 'libmxforge.so'} (no such file) (from MXFORGE_LIBRARY)" in done.stdout, \
+        done.stdout + done.stderr
+
+
+def test_inspect_a_code_object(tmp_path):
+    hsaco = tmp_path / "k.hsaco"
+    subprocess.run([cli(), "compile", "--spec", "rotate_quant:K=64", "-o", str(hsaco)],
+                   check=True, capture_output=True)
+    report = mxforge.inspect(hsaco)
+    assert isinstance(report, mxforge.inspection.CodeObjectReport)
+    assert report.machine == 224 and report.elf_class == 2  # EM_AMDGPU, 64-bit
+    assert report.bytes == hsaco.stat().st_size and "mxforge inspect" in report.note

@@ -1,0 +1,248 @@
+//===- test_capi_introspection.cpp - Spec shapes, kernel listing, cache info ===//
+
+#include "tests/unit/capi/capi_test_support.h"
+
+#include <dirent.h>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace mxf {
+namespace {
+
+using testing::ContextPtr;
+using testing::emuContext;
+using testing::lastError;
+
+TEST(CApiIntrospection, CanonicalSpecAndItsBufferSize) {
+  char text[512];
+  size_t length = 0;
+  ASSERT_EQ(mxf_spec_canonical("rotate_quant:K=4096,RS=64", text, sizeof text, &length),
+            MXF_SUCCESS)
+      << lastError();
+  EXPECT_STREQ(text, "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,"
+                     "round=rne,inter=f32,layout=plain,arch=gfx950");
+  EXPECT_EQ(length, std::strlen(text));
+
+  // Too small: refused, nothing written, but the length is reported.
+  char small[8];
+  std::memset(small, 'z', sizeof small);
+  size_t needed = 0;
+  EXPECT_EQ(mxf_spec_canonical("rotate_quant:K=64", small, sizeof small, &needed),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_GT(needed, sizeof small);
+  EXPECT_EQ(small[0], 'z');
+  EXPECT_NE(lastError().find("needs"), std::string::npos) << lastError();
+
+  EXPECT_EQ(mxf_spec_canonical("rotate_quant:K=100", text, sizeof text, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "mxf_spec_canonical: invalid spec: K=100: K must be a multiple of 32 "
+                         "in 32..65536");
+  EXPECT_EQ(mxf_spec_canonical(nullptr, text, sizeof text, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, OperandShapesAtMRowsIncludeTheShuffledPadding) {
+  size_t count = 0;
+  // Asking for the count only.
+  ASSERT_EQ(mxf_spec_get_operands("rotate_quant:K=4096,RS=64", 5, nullptr, 0, &count),
+            MXF_SUCCESS);
+  EXPECT_EQ(count, 3u); // x, q, s
+
+  mxf_operand_shape operands[8];
+  ASSERT_EQ(mxf_spec_get_operands("rotate_quant:K=4096,RS=64,rot=learned,layout=a4w4_shuffle", 5,
+                                  operands, 8, &count),
+            MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(count, 4u); // x, r, q, s
+  EXPECT_STREQ(operands[0].name, "x");
+  EXPECT_STREQ(operands[0].element, "bf16");
+  EXPECT_EQ(operands[0].is_output, 0);
+  EXPECT_STREQ(operands[0].row_stride_arg, "x_stride");
+  ASSERT_EQ(operands[0].rank, 2u);
+  EXPECT_EQ(operands[0].shape[0], 5);
+  EXPECT_EQ(operands[0].shape[1], 4096);
+  EXPECT_EQ(operands[0].bytes, 5u * 4096 * 2);
+
+  EXPECT_STREQ(operands[1].name, "r");
+  EXPECT_EQ(operands[1].row_stride_arg, nullptr);
+
+  EXPECT_STREQ(operands[2].name, "q");
+  EXPECT_EQ(operands[2].is_output, 1);
+  EXPECT_EQ(operands[2].shape[0], 5);
+  EXPECT_EQ(operands[2].shape[1], 2048); // fp4: two codes per byte
+
+  // a4w4_shuffle: rows padded to 256, K/32 = 128 columns (already a multiple of 8).
+  EXPECT_STREQ(operands[3].name, "s");
+  EXPECT_EQ(operands[3].shape[0], 256);
+  EXPECT_EQ(operands[3].shape[1], 128);
+  EXPECT_EQ(operands[3].bytes, 256u * 128);
+
+  // A capacity below the count writes only what fits, and says how many there are.
+  mxf_operand_shape one[1];
+  ASSERT_EQ(mxf_spec_get_operands("rotate_quant:K=64", 1, one, 1, &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 3u);
+  EXPECT_STREQ(one[0].name, "x");
+
+  EXPECT_EQ(mxf_spec_get_operands("rotate_quant:K=64", -1, operands, 8, &count),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("m=-1"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_spec_get_operands("rotate_quant:K=64,RS=48", 1, operands, 8, &count),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("RS=48"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_spec_get_operands("rotate_quant:K=64", 1, operands, 8, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, TheKernelListingSaysWhatWasProducedAndWhetherItIsOnTheDevice) {
+  ContextPtr context(emuContext());
+  ASSERT_TRUE(context);
+  size_t count = 99;
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 0u);
+
+  ASSERT_EQ(mxf_compile(context.get(), "rotate_quant:K=64,M=4"), MXF_SUCCESS) << lastError();
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=128,RS=32", 3, &kernel), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  ASSERT_EQ(count, 2u);
+
+  mxf_kernel_entry first, second;
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), 0, &first), MXF_SUCCESS);
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), 1, &second), MXF_SUCCESS);
+  EXPECT_STREQ(first.spec, "rotate_quant:K=64,RS=0,rot=none,M=4,fmt=fp4,scale=even,round=rne,"
+                           "inter=f32,layout=plain,arch=gfx950");
+  EXPECT_STREQ(first.origin, "jit");
+  EXPECT_STREQ(first.source, "");
+  EXPECT_EQ(first.bucket, 4);
+  EXPECT_EQ(first.produced, 1);
+  EXPECT_EQ(first.on_device, 0); // compiled, never looked up for a launch
+  EXPECT_GT(first.code_bytes, 0u);
+  EXPECT_GT(first.vgprs, 0u);
+  EXPECT_NE(std::string(first.name).find("mxf_rotate_quant_K64"), std::string::npos);
+
+  EXPECT_EQ(second.bucket, 4); // m=3 dispatches to the smallest bucket >= 3
+  EXPECT_EQ(second.on_device, 1);
+  mxf_kernel_info info;
+  ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+  EXPECT_STREQ(second.spec, info.spec);
+
+  // Compiling the first again and launching it changes nothing but on_device.
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=64", 4, &kernel), MXF_SUCCESS);
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 2u);
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), 0, &first), MXF_SUCCESS);
+  EXPECT_EQ(first.on_device, 1);
+
+  EXPECT_EQ(mxf_context_get_kernel(context.get(), 2, &first), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "mxf_context_get_kernel: index 2 >= kernel count 2");
+  EXPECT_EQ(mxf_context_get_kernel(nullptr, 0, &first), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxf_context_kernel_count(context.get(), nullptr), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, CacheInfoNamesTheDirectoryAndCountsEntries) {
+  {
+    ContextPtr off(emuContext());
+    ASSERT_TRUE(off);
+    mxf_cache_info info;
+    ASSERT_EQ(mxf_context_get_cache(off.get(), &info), MXF_SUCCESS) << lastError();
+    EXPECT_EQ(info.enabled, 0);
+    EXPECT_STREQ(info.directory, "");
+    EXPECT_EQ(info.requests, 0u);
+  }
+  char pattern[] = "/tmp/mxforge-capi-cacheinfo-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string directory = pattern;
+  mxf_context_options options;
+  mxf_context_options_init(&options);
+  options.device = "emu";
+  options.cache_mode = MXF_CACHE_DIRECTORY;
+  options.cache_directory = directory.c_str();
+  for (int round = 0; round < 2; ++round) {
+    mxf_context *raw = nullptr;
+    ASSERT_EQ(mxf_context_create(&options, &raw), MXF_SUCCESS) << lastError();
+    ContextPtr context(raw);
+    ASSERT_EQ(mxf_compile(context.get(), "rotate_quant:K=96"), MXF_SUCCESS) << lastError();
+    mxf_cache_info info;
+    ASSERT_EQ(mxf_context_get_cache(context.get(), &info), MXF_SUCCESS) << lastError();
+    EXPECT_EQ(info.enabled, 1);
+    EXPECT_EQ(std::string(info.directory), directory);
+    EXPECT_STREQ(info.source, "mxf_context_options");
+    EXPECT_EQ(info.entries, 1u);
+    EXPECT_GT(info.total_bytes, 0u);
+    EXPECT_EQ(info.requests, 1u);
+    // The first context compiles and fills the cache, the second hits it.
+    EXPECT_EQ(info.compiled, round == 0 ? 1u : 0u);
+    EXPECT_EQ(info.cache_hits, round == 0 ? 0u : 1u);
+    mxf_kernel_entry entry;
+    ASSERT_EQ(mxf_context_get_kernel(context.get(), 0, &entry), MXF_SUCCESS);
+    EXPECT_STREQ(entry.origin, round == 0 ? "jit" : "cache");
+    EXPECT_EQ(std::string(entry.source), round == 0 ? std::string() : directory);
+  }
+  std::string command = "rm -rf '" + directory + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+}
+
+TEST(CApiIntrospection, BundleKernelsAreListedWithTheirPathBeforeAndAfterUse) {
+  char pattern[] = "/tmp/mxforge-capi-bundle-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string directory = pattern;
+  const std::string specs = directory + "/specs.txt", bundle = directory + "/b.mxfb";
+  {
+    FILE *file = std::fopen(specs.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fputs("rotate_quant:K=128,RS=64,M=4\nrotate_quant:K=128,RS=64,M=16\n", file);
+    std::fclose(file);
+  }
+  const std::string command = std::string(MXFORGE_TOOL_PATH) + " bundle --no-cache --specs " +
+                              specs + " -o " + bundle + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  ContextPtr context(emuContext(/*strict=*/true));
+  ASSERT_TRUE(context);
+  size_t loaded = 0, count = 0;
+  ASSERT_EQ(mxf_load_bundle(context.get(), bundle.c_str(), &loaded), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(loaded, 2u);
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  ASSERT_EQ(count, 2u);
+  mxf_kernel_entry entries[2];
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(mxf_context_get_kernel(context.get(), i, &entries[i]), MXF_SUCCESS);
+    EXPECT_STREQ(entries[i].origin, "bundle");
+    EXPECT_EQ(std::string(entries[i].source), bundle);
+    EXPECT_EQ(entries[i].produced, 0);
+    EXPECT_EQ(entries[i].on_device, 0);
+    EXPECT_GT(entries[i].code_bytes, 0u);
+  }
+  const char *specBefore = entries[0].spec;
+  // Use the M=4 kernel: the same row gains its flags; its strings stay put.
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=128,RS=64", 3, &kernel), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(mxf_context_kernel_count(context.get(), &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 2u);
+  mxf_kernel_entry used;
+  size_t bucket4 = entries[0].bucket == 4 ? 0 : 1;
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), bucket4, &used), MXF_SUCCESS);
+  EXPECT_EQ(used.bucket, 4);
+  EXPECT_EQ(used.produced, 1);
+  EXPECT_EQ(used.on_device, 1);
+  EXPECT_EQ(std::string(used.source), bundle);
+  mxf_kernel_entry again;
+  ASSERT_EQ(mxf_context_get_kernel(context.get(), 0, &again), MXF_SUCCESS);
+  EXPECT_EQ(again.spec, specBefore); // the same string, not a copy
+  EXPECT_STREQ(specBefore, entries[0].spec);
+
+  mxf_cache_info info;
+  ASSERT_EQ(mxf_context_get_cache(context.get(), &info), MXF_SUCCESS);
+  EXPECT_EQ(info.enabled, 0); // strict: bundles only
+  EXPECT_EQ(info.from_bundle, 1u);
+  std::string remove = "rm -rf '" + directory + "'";
+  EXPECT_EQ(std::system(remove.c_str()), 0);
+}
+
+} // namespace
+} // namespace mxf
