@@ -76,6 +76,21 @@ def _device_of(tensor, torch):
     return kind
 
 
+def _is_fake(tensor):
+    """True for a FakeTensor: is_fake() where torch has it (it also sees
+    through functional wrappers), else the class (torch 1.13)."""
+    try:
+        from torch._subclasses.fake_tensor import is_fake
+        return bool(is_fake(tensor))
+    except ImportError:
+        pass
+    try:
+        from torch._subclasses.fake_tensor import FakeTensor
+    except ImportError:
+        return False
+    return isinstance(tensor, FakeTensor)
+
+
 def view(value, name, element):
     """An ArrayView of `value` with `element`'s dtype; TypeError otherwise."""
     if is_tensor(value):
@@ -83,7 +98,10 @@ def view(value, name, element):
         if value.dtype not in _torch_dtypes(torch, element):
             raise errors.ArgumentTypeError(
                 f"{name} must be {_dtype_names(element, True)}, got {value.dtype}")
-        meta = value.device.type == "meta"
+        # Meta and fake tensors (FakeTensorMode, torch.compile's tracing)
+        # have shapes but no memory: only shape checks use them, never a
+        # pointer (torch >= 2.5 raises on a fake tensor's data_ptr()).
+        meta = value.device.type == "meta" or _is_fake(value)
         return ArrayView(value=value, name=name, tensor=True, device=_device_of(value, torch),
                          shape=tuple(value.shape), strides=tuple(value.stride()),
                          pointer=0 if meta else value.data_ptr(),
