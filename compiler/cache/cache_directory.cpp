@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <ctime>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,15 +25,32 @@ namespace {
 
 enum class FileKind { Entry, Temporary, Foreign };
 
-FileKind classify(const std::string &name) {
-  if (isAtomicWriteTemporary(name))
-    return FileKind::Temporary;
-  const std::string suffix = kCacheEntrySuffix;
-  if (name.size() > suffix.size() &&
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return FileKind::Entry;
-  return FileKind::Foreign;
+/// Exactly 64 lowercase hex digits and ".mxfc": the names store() writes.
+bool isEntryName(std::string_view name) {
+  const std::string_view suffix = kCacheEntrySuffix;
+  if (name.size() != 64 + suffix.size() || name.substr(64) != suffix)
+    return false;
+  for (char c : name.substr(0, 64))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
 }
+
+/// Entries and the temporaries of entries (".<entry>.tmp-<n>-<n>-<n>") are
+/// ours; anything else in the directory is foreign: listed as such, never
+/// deleted.
+FileKind classify(const std::string &name) {
+  if (isAtomicWriteTemporary(name)) {
+    const size_t marker = name.rfind(kTempFileMarker);
+    return isEntryName(std::string_view(name).substr(1, marker - 1)) ? FileKind::Temporary
+                                                                      : FileKind::Foreign;
+  }
+  return isEntryName(name) ? FileKind::Entry : FileKind::Foreign;
+}
+
+/// A temporary younger than this may belong to a store in flight in another
+/// process; `clear` leaves it (a store takes milliseconds).
+constexpr int64_t kTemporaryGraceSeconds = 300;
 
 /// The names in `directory` (without "." and ".."), sorted; a directory that
 /// does not exist has none.
@@ -60,12 +79,18 @@ CacheEntryInfo inspectEntry(const std::string &directory, const std::string &nam
   info.fileName = name;
   const std::string path = directory + "/" + name;
   struct stat status;
-  if (::stat(path.c_str(), &status) != 0) {
+  // lstat: an entry name that is a symlink is reported, never followed.
+  if (::lstat(path.c_str(), &status) != 0) {
     info.problem = std::string("cannot stat it: ") + std::strerror(errno);
     return info;
   }
   info.bytes = uint64_t(status.st_size);
   info.modifiedUnixSeconds = int64_t(status.st_mtime);
+  if (S_ISLNK(status.st_mode)) {
+    info.bytes = 0;
+    info.problem = "a symlink, not an entry file";
+    return info;
+  }
   if (S_ISDIR(status.st_mode)) {
     info.bytes = 0;
     info.problem = "a directory, not an entry file";
@@ -134,7 +159,7 @@ Result<CacheStats> DiskCache::stats() const {
     case FileKind::Entry: {
       ++stats.entries;
       struct stat status;
-      if (::stat((directory_ + "/" + name).c_str(), &status) == 0 && S_ISREG(status.st_mode))
+      if (::lstat((directory_ + "/" + name).c_str(), &status) == 0 && S_ISREG(status.st_mode))
         stats.totalBytes += uint64_t(status.st_size);
       break;
     }
@@ -154,13 +179,19 @@ Result<uint64_t> DiskCache::clear() const {
   if (!names.ok())
     return names.status();
   uint64_t removed = 0;
+  const int64_t now = int64_t(::time(nullptr));
   for (const std::string &name : names.value()) {
-    if (classify(name) == FileKind::Foreign)
+    const FileKind kind = classify(name);
+    if (kind == FileKind::Foreign)
       continue;
     const std::string path = directory_ + "/" + name;
     struct stat status;
     // A directory named like an entry is no file of ours to delete.
     if (::lstat(path.c_str(), &status) != 0 || S_ISDIR(status.st_mode))
+      continue;
+    // Another process may be writing it right now: removing it would fail
+    // that store (a miss there, not a reason to lose anything, but noise).
+    if (kind == FileKind::Temporary && now - int64_t(status.st_mtime) < kTemporaryGraceSeconds)
       continue;
     Status gone = removePath(path, /*directory=*/false);
     if (!gone.ok())

@@ -150,9 +150,18 @@ Status DiskCache::store(const Sha256Digest &key, const CodeObject &object) {
   }
 
   Status written = writeFileAtomically(path, encodeCacheEntry(key, object));
-  if (!written.ok())
+  if (written.ok())
+    return Status::success();
+  // Only a directory that cannot be written at all turns stores off. Any
+  // other failure (a full disk, a temporary removed by a concurrent `cache
+  // clear`) is this entry's: one miss, one warning, and the next store tries.
+  if (::access(directory_.c_str(), W_OK | X_OK) != 0)
     return disableStores(written.message());
-  return Status::success();
+  const std::string warning = "could not store cache entry " + path + " (" +
+                              withoutPathPrefix(written.message(), path) +
+                              "); this kernel stays uncached";
+  warnOnce(key.hex(), warning);
+  return Status::failure(warning);
 }
 
 } // namespace mxf

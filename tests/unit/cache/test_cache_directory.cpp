@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/time.h>
+#include <unistd.h>
+
 #include <ctime>
 
 namespace mxf {
@@ -22,8 +25,10 @@ protected:
     dir_ = root_ + "/cache";
   }
 
-  /// Three good entries, two damaged ones, a directory where an entry
-  /// should be, a temporary, a foreign file and a foreign directory.
+  /// Three good entries, a damaged one, a directory where an entry should
+  /// be, a temporary left by a killed store an hour ago and one in flight,
+  /// and foreign files: a README, a directory, and names that only look like
+  /// ours (issue 17: `verify --remove` and `clear` used to delete them).
   void populate(DiskCache &cache) {
     for (int i = 0; i < 3; ++i) {
       good_.push_back(fakeCodeObject(i, rng_, 1000 + 100 * i));
@@ -34,15 +39,31 @@ protected:
     writeText(dir_ + "/notakey.mxfc", "MXFCACHE");
     occupiedName_ = fakeKey(fakeCodeObject(51, rng_)).hex() + ".mxfc";
     ASSERT_TRUE(createDirectories(dir_ + "/" + occupiedName_ + "/inside").ok());
-    writeText(dir_ + "/." + garbageName_ + ".tmp-1-2-3", "half written");
+    oldTemporary_ = "." + garbageName_ + ".tmp-1-2-3";
+    writeText(dir_ + "/" + oldTemporary_, "half written");
+    const struct timeval anHourAgo[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+    ASSERT_EQ(::utimes((dir_ + "/" + oldTemporary_).c_str(), anHourAgo), 0);
+    youngTemporary_ = "." + fakeKey(good_[0]).hex() +
+                      ".mxfc.tmp-4-5-6";
+    writeText(dir_ + "/" + youngTemporary_, "a store in flight");
     writeText(dir_ + "/README", "not ours");
     ASSERT_TRUE(createDirectories(dir_ + "/subdir").ok());
+    for (const char *lookalike : {"notes.mxfc", ".vimrc.tmp-1", ".notes.mxfc.tmp-1-2-3"})
+      writeText(dir_ + "/" + lookalike, "a user's");
+    ASSERT_TRUE(createDirectories(dir_ + "/e.mxfc").ok());
+  }
+  /// Foreign names populate() creates: never listed as entries, never removed.
+  std::vector<std::string> foreignNames() const {
+    std::vector<std::string> names = {"README", "subdir", "notakey.mxfc", "notes.mxfc",
+                                      ".vimrc.tmp-1", ".notes.mxfc.tmp-1-2-3", "e.mxfc"};
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   std::mt19937_64 rng_;
   std::string dir_;
   std::vector<CodeObject> good_;
-  std::string garbageName_, occupiedName_;
+  std::string garbageName_, occupiedName_, oldTemporary_, youngTemporary_;
 };
 
 TEST_F(CacheDirectory, AMissingDirectoryIsEmpty) {
@@ -81,13 +102,13 @@ TEST_F(CacheDirectory, StatsCountEachKindOfFile) {
   populate(cache);
   Result<CacheStats> stats = cache.stats();
   ASSERT_TRUE(stats.ok()) << stats.error();
-  EXPECT_EQ(stats.value().entries, 6u); // 3 good, 2 damaged, 1 directory
-  uint64_t bytes = std::string("garbage").size() + std::string("MXFCACHE").size();
+  EXPECT_EQ(stats.value().entries, 5u); // 3 good, 1 damaged, 1 directory
+  uint64_t bytes = std::string("garbage").size();
   for (const CodeObject &object : good_)
     bytes += readBytes(cache.entryPath(fakeKey(object))).size();
   EXPECT_EQ(stats.value().totalBytes, bytes);
-  EXPECT_EQ(stats.value().temporaries, 1u);
-  EXPECT_EQ(stats.value().foreignFiles, 2u); // README, subdir
+  EXPECT_EQ(stats.value().temporaries, 2u);
+  EXPECT_EQ(stats.value().foreignFiles, foreignNames().size());
 }
 
 TEST_F(CacheDirectory, ListShowsEntriesSortedAndVerifiesOnRequest) {
@@ -99,7 +120,7 @@ TEST_F(CacheDirectory, ListShowsEntriesSortedAndVerifiesOnRequest) {
     Result<std::vector<CacheEntryInfo>> listed = cache.list(verify);
     ASSERT_TRUE(listed.ok()) << listed.error();
     const std::vector<CacheEntryInfo> &entries = listed.value();
-    ASSERT_EQ(entries.size(), 6u);
+    ASSERT_EQ(entries.size(), 5u);
     for (size_t i = 1; i < entries.size(); ++i)
       EXPECT_LT(entries[i - 1].fileName, entries[i].fileName);
     int goodSeen = 0;
@@ -118,10 +139,10 @@ TEST_F(CacheDirectory, ListShowsEntriesSortedAndVerifiesOnRequest) {
         continue;
       }
       EXPECT_TRUE(info.spec.empty());
+      ASSERT_TRUE(info.fileName == garbageName_ || info.fileName == occupiedName_)
+          << info.fileName << " is listed as an entry";
       std::string expected = info.fileName == garbageName_ ? "not an mxforge cache entry (bad magic)"
-                             : info.fileName == occupiedName_
-                                 ? "a directory, not an entry file"
-                                 : "the file name is not a cache key (64 hex digits)";
+                                                           : "a directory, not an entry file";
       EXPECT_EQ(info.problem, verify ? expected : "") << info.fileName;
     }
     EXPECT_EQ(goodSeen, 3);
@@ -143,7 +164,7 @@ TEST_F(CacheDirectory, RemoveDamagedRemovesWhatItCanAndReportsAll) {
     EXPECT_FALSE(info.problem.empty());
     (info.removed ? removed : kept).push_back(info.fileName);
   }
-  std::vector<std::string> expectedRemoved = {garbageName_, emptyName, "notakey.mxfc"};
+  std::vector<std::string> expectedRemoved = {garbageName_, emptyName};
   std::sort(expectedRemoved.begin(), expectedRemoved.end());
   EXPECT_EQ(removed, expectedRemoved);
   EXPECT_EQ(kept, std::vector<std::string>{occupiedName_});
@@ -156,9 +177,38 @@ TEST_F(CacheDirectory, RemoveDamagedRemovesWhatItCanAndReportsAll) {
   for (const CodeObject &object : good_)
     EXPECT_EQ(cache.load(fakeKey(object), object.spec).outcome, CacheLoadOutcome::Hit);
   // Temporaries and foreign files are not entries: left alone.
-  EXPECT_TRUE(pathExists(dir_ + "/." + garbageName_ + ".tmp-1-2-3"));
-  EXPECT_TRUE(pathExists(dir_ + "/README"));
+  EXPECT_TRUE(pathExists(dir_ + "/" + oldTemporary_));
+  for (const std::string &name : foreignNames())
+    EXPECT_TRUE(pathExists(dir_ + "/" + name)) << name;
   EXPECT_EQ(log.count(), 0u);
+}
+
+// An entry name that is a symlink is reported, not followed, and `clear`
+// removes the link, never what it points to.
+TEST_F(CacheDirectory, EntrySymlinksAreNotFollowed) {
+  DiskCache cache(dir_);
+  populate(cache);
+  const std::string linkName = fakeKey(fakeCodeObject(60, rng_)).hex() + ".mxfc";
+  ASSERT_EQ(::symlink((dir_ + "/" + fakeKey(good_[1]).hex() + ".mxfc").c_str(),
+                      (dir_ + "/" + linkName).c_str()),
+            0);
+  Result<std::vector<CacheEntryInfo>> listed = cache.list(true);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  bool seen = false;
+  for (const CacheEntryInfo &info : listed.value())
+    if (info.fileName == linkName) {
+      seen = true;
+      EXPECT_EQ(info.problem, "a symlink, not an entry file");
+      EXPECT_EQ(info.bytes, 0u);
+      EXPECT_TRUE(info.spec.empty()); // not read through the link
+    }
+  EXPECT_TRUE(seen);
+  Result<CacheStats> stats = cache.stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats.value().entries, 6u);
+  ASSERT_TRUE(cache.clear().ok());
+  EXPECT_FALSE(pathExists(dir_ + "/" + linkName));
+  EXPECT_TRUE(pathExists(dir_ + "/README"));
 }
 
 TEST_F(CacheDirectory, ClearRemovesEntriesAndTemporariesOnly) {
@@ -166,8 +216,11 @@ TEST_F(CacheDirectory, ClearRemovesEntriesAndTemporariesOnly) {
   populate(cache);
   Result<uint64_t> cleared = cache.clear();
   ASSERT_TRUE(cleared.ok()) << cleared.error();
-  EXPECT_EQ(cleared.value(), 6u); // 3 good, 2 damaged, 1 temporary
-  std::vector<std::string> left = {"README", occupiedName_, "subdir"};
+  EXPECT_EQ(cleared.value(), 5u); // 3 good, 1 damaged, the hour-old temporary
+  // The temporary of a store in flight stays, and so does everything foreign.
+  std::vector<std::string> left = foreignNames();
+  left.push_back(occupiedName_);
+  left.push_back(youngTemporary_);
   std::sort(left.begin(), left.end());
   EXPECT_EQ(namesIn(dir_), left);
   EXPECT_TRUE(pathExists(dir_ + "/" + occupiedName_ + "/inside"));

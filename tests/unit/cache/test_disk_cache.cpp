@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 namespace mxf {
 namespace {
 
@@ -323,6 +325,30 @@ void expectDegrades(const std::string &directory, std::mt19937_64 &rng,
     EXPECT_FALSE(cache.store(fakeKey(objects[0]), objects[0]).ok());
     EXPECT_FALSE(pathExists(directory));
   }
+}
+
+// A store that fails in a writable directory (here a full disk, through the
+// atomic writer's fault seam) costs that key one miss: the cache stays on,
+// and the next store of any key, this one included, succeeds.
+TEST_F(DiskCacheTest, OneFailedStoreIsAMissNotADisabledCache) {
+  WarningLog log;
+  DiskCache cache(dir_, log.handler());
+  CodeObject first = fakeCodeObject(0, rng_), second = fakeCodeObject(1, rng_);
+  ASSERT_TRUE(cache.store(fakeKey(second), second).ok()); // creates the directory
+  injectWriteFailureForTesting(0, ENOSPC);
+  Status failed = cache.store(fakeKey(first), first);
+  injectWriteFailureForTesting(-1, 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.message(), "could not store cache entry " + cache.entryPath(fakeKey(first)) +
+                                  " (write failed: No space left on device); this kernel stays "
+                                  "uncached");
+  EXPECT_TRUE(cache.writable());
+  ASSERT_EQ(log.count(), 1u);
+  EXPECT_EQ(log.lines()[0], failed.message());
+  EXPECT_EQ(cache.load(fakeKey(first), first.spec).outcome, CacheLoadOutcome::Miss);
+  ASSERT_TRUE(cache.store(fakeKey(first), first).ok());
+  EXPECT_EQ(cache.load(fakeKey(first), first.spec).outcome, CacheLoadOutcome::Hit);
+  EXPECT_EQ(namesIn(dir_).size(), 2u); // no temporary left by the failed store
 }
 
 TEST_F(DiskCacheTest, ADirectoryUnderARegularFileDegradesToUncached) {
