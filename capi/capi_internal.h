@@ -51,6 +51,10 @@ struct mxf_context {
   std::unique_ptr<mxf::KernelTable> table;
   /// Bundles only: the table then fails only for specs no bundle holds.
   bool strict = false;
+  /// The emu device reaches only this context's mxf_malloc buffers, so a
+  /// pointer outside them is refused before a launch; on hip an engine's
+  /// own allocations (torch tensors) are legal and cannot be checked here.
+  bool onlyOwnBuffers = false;
 
   std::mutex mutex; // guards kernels and buffers
   /// One mxf_kernel per table kernel, loaded on the device once.

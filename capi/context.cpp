@@ -100,6 +100,7 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     created->device = std::move(device.value());
     created->deviceDescription = created->device->description();
     created->strict = tableOptions.strict;
+    created->onlyOwnBuffers = std::string(kind) == "emu";
     created->cacheLocation = tableOptions.cache;
     created->table = std::make_unique<mxf::KernelTable>(std::move(tableOptions));
     *context = created.release();
@@ -374,8 +375,14 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
       if (!stride.ok())
         return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch: " + stride.error());
       const uint64_t needed = mxf::operandSpanBytes(atM[i], stride.value());
-      if (std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
-          room && *room < needed)
+      std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
+      if (!room && context->onlyOwnBuffers)
+        return fail(MXF_ERROR_INVALID_ARGUMENT,
+                    std::string("mxf_launch: operand ") + kernel->operands[i].name +
+                        " is not inside a buffer of this context's mxf_malloc (the emu "
+                        "device reaches no other memory; a buffer of another context is "
+                        "not this one's)");
+      if (room && *room < needed)
         return fail(MXF_ERROR_INVALID_ARGUMENT,
                     std::string("mxf_launch: operand ") + kernel->operands[i].name + " has " +
                         std::to_string(*room) + " bytes of its buffer from the pointer on, " +

@@ -2,18 +2,27 @@
 
 #include "runtime/host_memory.h"
 
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
 
 namespace mxf::runtime {
 
+HostMemory::HostMemory() {
+  static std::atomic<uint64_t> instances{0};
+  constexpr uint64_t kWindows = (kLimit - kBase) / kWindow;
+  windowBase_ = kBase + (instances.fetch_add(1) % kWindows) * kWindow;
+  next_ = windowBase_;
+}
+
 Result<uint64_t> HostMemory::allocate(uint64_t bytes) {
   if (bytes == 0)
     return Status::failure("0 bytes requested");
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t span = (bytes + kAlign - 1) / kAlign * kAlign;
-  if (bytes > kLimit - kBase || span + kGap > kLimit - next_)
+  const uint64_t windowEnd = windowBase_ + kWindow;
+  if (bytes > kWindow || span + kGap > windowEnd - next_)
     return Status::failure("the emulated device address space is exhausted (" +
                            std::to_string(bytes) + " bytes requested)");
   std::unique_ptr<uint8_t[]> host(new (std::nothrow) uint8_t[bytes]);

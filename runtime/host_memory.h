@@ -9,7 +9,12 @@
 //  - separated by an unmapped gap of 64 KiB, so that running off the end of
 //    one buffer lands in no buffer and is reported, instead of silently
 //    reading its neighbour;
-//  - never reused, so that a kernel given a freed buffer's address faults.
+//  - never reused, so that a kernel given a freed buffer's address faults;
+//  - each HostMemory (each emu device, each C API context) in a window of
+//    its own (1 TiB), so that a buffer of one context given to another is
+//    no buffer there and is refused, instead of touching the first
+//    context's memory. 110 windows fit below kLimit; the 111th HostMemory
+//    of a process reuses the first window.
 // Plain C++: part of the core runtime.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +40,11 @@ public:
   /// What fresh memory holds: all-ones bytes are NaN as f32, bf16 and f16,
   /// and -1 as an integer, so a read before any write shows.
   static constexpr uint8_t kPoison = 0xff;
+  static constexpr uint64_t kWindow = uint64_t(1) << 40;
+
+  HostMemory();
+  /// [windowBase(), windowBase() + kWindow): where this instance allocates.
+  uint64_t windowBase() const { return windowBase_; }
 
   struct Region {
     uint64_t address = 0;
@@ -58,7 +68,8 @@ private:
 
   mutable std::mutex mutex_;
   std::map<uint64_t, Allocation> allocations_;
-  uint64_t next_ = kBase;
+  uint64_t windowBase_;
+  uint64_t next_;
 };
 
 } // namespace mxf::runtime

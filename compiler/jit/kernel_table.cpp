@@ -2,12 +2,31 @@
 
 #include "compiler/jit/kernel_table.h"
 
+#include "abi/operands.h"
 #include "spec/buckets.h"
 
 #include <atomic>
 #include <thread>
 
 namespace mxf {
+namespace {
+
+/// True if `name` is the kernel name of `spec` at its M or at a larger M
+/// bucket (specs of one tiling class share their class's code object).
+bool namesKernelOf(const KernelSpec &spec, const std::string &name) {
+  for (int bucket : kMBuckets) {
+    if (bucket < spec.M)
+      continue;
+    KernelSpec atBucket = spec;
+    atBucket.M = bucket;
+    if (kernelName(atBucket) == name)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 
 CacheKeyInputs ToolchainIdentity::keyInputs(const std::string &canonicalSpec) const {
   CacheKeyInputs inputs;
@@ -127,6 +146,20 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
   }
   for (const std::shared_ptr<const Bundle> &bundle : bundles)
     if (const Bundle::Kernel *kernel = bundle->find(canonical)) {
+      // The entry's kernel must be this spec's (abi/ names it, at the spec's
+      // M or the larger bucket of its tiling class): a bundle re-sealed with
+      // code objects and names swapped between entries is refused here,
+      // never launched as the wrong kernel.
+      if (!namesKernelOf(spec, kernel->kernel.name))
+        return Result<KernelHandle>::failure(
+            "the bundle entry for '" + canonical + "' holds kernel '" + kernel->kernel.name +
+            "', not this spec's (" + kernelName(spec) +
+            " or the same at a larger M bucket): the bundle is corrupted");
+      if (kernel->launch.maxRows < uint32_t(spec.M))
+        return Result<KernelHandle>::failure(
+            "the bundle entry for '" + canonical + "' launches at most " +
+            std::to_string(kernel->launch.maxRows) + " rows, fewer than its M: the bundle is "
+            "corrupted");
       CodeObject object;
       object.hsaco.assign(kernel->hsaco, kernel->hsaco + kernel->hsacoSize);
       object.kernel = kernel->kernel;

@@ -3,6 +3,7 @@
 #include "tools/mxforge/kernel_run.h"
 
 #include "codeobj/hsaco_reader.h"
+#include "codeobj/kernel_summary.h"
 #include "compiler/compiler.h"
 #include "numerics/layouts.h"
 #include "numerics/reference.h"
@@ -10,6 +11,8 @@
 #include "templates/registry.h"
 
 #include "support/file_io.h"
+
+#include "llvm/BinaryFormat/ELF.h"
 
 #include <fmt/format.h>
 
@@ -55,6 +58,15 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   if (!file.ok())
     return Result<CompiledKernel>::failure("cannot read '" + hsacoPath + "': " + file.error());
   kernel.code.hsaco = std::move(file.value());
+  // The emulator and the hip device run gfx950 code only: a code object for
+  // another target is refused here, as inspect refuses it, not emulated.
+  Result<codeobj::CodeObjectImage> image = codeobj::readCodeObject(kernel.code.hsaco);
+  if (!image.ok())
+    return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + image.error());
+  if (!codeobj::isGfx950Target(image.value().target) ||
+      image.value().machine != llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
+    return Result<CompiledKernel>::failure("'" + hsacoPath + "' is code for " +
+                                           image.value().target + ", not gfx950");
   Result<std::vector<KernelInfo>> infos = codeobj::readKernelInfos(kernel.code.hsaco);
   if (!infos.ok())
     return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + infos.error());

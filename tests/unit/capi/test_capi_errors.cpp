@@ -178,6 +178,35 @@ TEST(CApiErrors, LaunchAndMemoryArgumentsAreChecked) {
   // buffers[1] and [2] are released with the context.
 }
 
+// Each emu context allocates in an address window of its own, so a buffer of
+// one context is no buffer in another: refused, never a launch that touches
+// the first context's memory (issue 17, finding 7).
+TEST(CApiErrors, ABufferOfAnotherContextIsRefused) {
+  ContextPtr context(emuContext());
+  ContextPtr other(emuContext());
+  ASSERT_TRUE(context && other);
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), kSpec, 1, &kernel), MXF_SUCCESS) << lastError();
+  void *mine[3] = {}, *theirs[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    mxf_operand_info operand;
+    ASSERT_EQ(mxf_kernel_get_operand(kernel, i, &operand), MXF_SUCCESS);
+    ASSERT_EQ(mxf_malloc(context.get(), operand.bytes, &mine[i]), MXF_SUCCESS);
+    ASSERT_EQ(mxf_malloc(other.get(), operand.bytes, &theirs[i]), MXF_SUCCESS);
+    EXPECT_NE(mine[i], theirs[i]) << "two contexts handed out the same address";
+  }
+  EXPECT_EQ(mxf_launch(context.get(), kernel, 1, mine, 3, nullptr), MXF_SUCCESS) << lastError();
+  void *mixed[3] = {mine[0], theirs[1], mine[2]};
+  EXPECT_EQ(mxf_launch(context.get(), kernel, 1, mixed, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("operand q"), std::string::npos) << lastError();
+  char host[8] = {};
+  EXPECT_EQ(mxf_memcpy_to_device(context.get(), theirs[0], host, sizeof host),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("is not inside a buffer of mxf_malloc"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(mxf_free(context.get(), theirs[0]), MXF_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(CApiErrors, LastErrorIsPerThread) {
   std::string seenA, seenB;
   std::thread a([&] {

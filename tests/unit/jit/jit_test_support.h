@@ -2,6 +2,7 @@
 #ifndef MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H
 #define MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H
 
+#include "abi/operands.h"
 #include "compiler/jit/kernel_table.h"
 #include "runtime/bundle_writer.h"
 #include "tests/support/scratch_directory.h"
@@ -29,7 +30,7 @@ inline CodeObject fakeCodeObject(const KernelSpec &spec) {
   object.spec = printSpec(spec);
   object.hsaco.assign(object.spec.begin(), object.spec.end());
   object.hsaco.insert(object.hsaco.begin(), {0x7F, 'E', 'L', 'F'});
-  object.kernel.name = "fake_" + std::to_string(spec.K) + "_M" + std::to_string(spec.M);
+  object.kernel.name = kernelName(spec); // what the table checks bundle entries against
   object.kernel.target = kBundleTarget;
   object.kernel.codeObjectVersion = 5;
   object.kernel.kernargSize = 8;

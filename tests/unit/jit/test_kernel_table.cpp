@@ -157,6 +157,44 @@ TEST(KernelTable, BundleKernelsComeFirstAndNeverCompile) {
   EXPECT_EQ(fake.compiles.load(), 1);
 }
 
+// A bundle re-sealed with its entries' code objects swapped (each entry a
+// valid code object, under the other spec) passes the loader's checksums;
+// the table refuses it because the kernel is not the spec's (issue 17).
+TEST(KernelTable, ABundleEntryHoldingAnotherSpecsKernelIsRefused) {
+  const std::string a = printSpec(specOf("rotate_quant:K=1024,M=4"));
+  const std::string b = printSpec(specOf("rotate_quant:K=2048,M=4"));
+  CodeObject objectA = testing::fakeCodeObject(specOf(a)), objectB = testing::fakeCodeObject(specOf(b));
+  std::vector<BundleInput> swapped = {{a, objectB.kernel, objectB.launch, objectB.hsaco},
+                                      {b, objectA.kernel, objectA.launch, objectA.hsaco}};
+  BundleHeaderInfo header;
+  header.mxforgeVersion = "test";
+  header.llvmVersion = "22.test";
+  Result<std::vector<uint8_t>> bytes = encodeBundle(header, swapped);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  Result<Bundle> bundle = Bundle::fromBytes(bytes.value());
+  ASSERT_TRUE(bundle.ok()) << bundle.error();
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  options.strict = true;
+  KernelTable table(std::move(options));
+  table.addBundle(std::make_shared<const Bundle>(std::move(bundle.value())));
+  Result<KernelHandle> kernel = table.get(std::string_view(a));
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.error(), "the bundle entry for '" + a + "' holds kernel '" +
+                                objectB.kernel.name + "', not this spec's (" +
+                                objectA.kernel.name +
+                                " or the same at a larger M bucket): the bundle is corrupted");
+  // The control: the same two entries, not swapped, load.
+  KernelTableOptions plainOptions;
+  plainOptions.jit = fake.compiler();
+  plainOptions.strict = true;
+  KernelTable plain(std::move(plainOptions));
+  plain.addBundle(fakeBundle({a, b}));
+  EXPECT_TRUE(plain.get(std::string_view(a)).ok());
+  EXPECT_EQ(fake.compiles.load(), 0);
+}
+
 TEST(KernelTable, StrictModeAndNoCompilerNameTheMissingSpec) {
   FakeJit fake;
   KernelTableOptions strictOptions;
