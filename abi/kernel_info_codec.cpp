@@ -78,6 +78,11 @@ KernelInfo decodeKernelInfo(ByteReader &in) {
             " is outside 1..1024");
   else if (info.kernargSize > 4096)
     in.fail("kernarg size " + std::to_string(info.kernargSize) + " exceeds 4096 bytes");
+  // A launch aligns its kernarg buffer to this: 2^31 would allocate 2 GiB.
+  else if (info.kernargAlign == 0 || info.kernargAlign > 256 ||
+           (info.kernargAlign & (info.kernargAlign - 1)) != 0)
+    in.fail("kernarg alignment " + std::to_string(info.kernargAlign) +
+            " is not a power of two in 1..256");
   return info;
 }
 

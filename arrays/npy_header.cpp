@@ -64,6 +64,9 @@ public:
       if (!consume(':'))
         return fail("header dict: expected ':' after key '" + *key + "'");
       skipSpace();
+      if (rest_.empty())
+        return fail("header ends after the key '" + *key +
+                    "', before its value (the header is cut short)");
       Status valueStatus = Status::success();
       if (*key == "descr") {
         valueStatus = readKeyOnce(seenDescr, *key, [&] { return readDescr(dict); });

@@ -17,6 +17,7 @@
 #include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"
 #include "support/file_io.h"
+#include "support/printable.h"
 
 #include <algorithm>
 #include <cstring>
@@ -41,26 +42,6 @@ uint64_t readU64(const uint8_t *p) {
   return value;
 }
 
-/// Text from a damaged file goes into messages with its non-printable bytes
-/// escaped and cut short, so an error is always one readable line.
-std::string printable(std::string_view text) {
-  constexpr size_t kLimit = 160;
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < kLimit; ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += char(c);
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (text.size() > kLimit)
-    out += "...";
-  return out;
-}
 
 Status corrupted(const std::string &what) { return Status::failure("corrupted (" + what + ")"); }
 

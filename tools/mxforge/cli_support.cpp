@@ -32,9 +32,19 @@ Result<uint64_t> parseU64Flag(llvm::StringRef flag, llvm::StringRef value) {
 
 Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value) {
   int parsed = 0;
-  if (value.getAsInteger(10, parsed))
+  if (value.getAsInteger(10, parsed)) {
+    // Digits that do not fit are a range problem, not a spelling one.
+    long long wide = 0;
+    llvm::StringRef digits = value;
+    digits.consume_front("-");
+    const bool allDigits = !digits.empty() && digits.find_first_not_of("0123456789") ==
+                                                  llvm::StringRef::npos;
+    if (allDigits && (value.getAsInteger(10, wide) || wide > INT32_MAX || wide < INT32_MIN))
+      return Result<int>::failure("--" + flag.str() + " '" + value.str() +
+                                  "' is out of range (at most 2147483647)");
     return Result<int>::failure("--" + flag.str() + " '" + value.str() +
                                 "' is not a decimal integer");
+  }
   return parsed;
 }
 

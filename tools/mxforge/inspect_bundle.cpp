@@ -11,6 +11,8 @@
 
 #include "tools/mxforge/inspect_bundle.h"
 
+#include "support/printable.h"
+
 #include "codeobj/hsaco_reader.h"
 #include "codeobj/occupancy.h"
 #include "runtime/bundle.h"
@@ -37,9 +39,10 @@ void printHeader(llvm::StringRef path, const Bundle &bundle, llvm::raw_ostream &
   out << fmt::format("  format version:     {}\n", header.formatVersion);
   out << fmt::format("  kernel ABI:         {}\n", header.kernelAbiVersion);
   out << fmt::format("  template revision:  {}\n", header.templateRevision);
-  out << fmt::format("  mxforge version:    {}\n", orDash(header.mxforgeVersion));
-  out << fmt::format("  LLVM version:       {}\n", orDash(header.llvmVersion));
-  out << fmt::format("  target:             {}\n", header.target);
+  // Free text from the file: escaped (support/printable.h), as bundle.md says.
+  out << fmt::format("  mxforge version:    {}\n", orDash(printable(header.mxforgeVersion)));
+  out << fmt::format("  LLVM version:       {}\n", orDash(printable(header.llvmVersion)));
+  out << fmt::format("  target:             {}\n", printable(header.target));
 }
 
 void printKernelTable(const Bundle &bundle, llvm::raw_ostream &out) {
@@ -85,7 +88,7 @@ void printKernelTable(const Bundle &bundle, llvm::raw_ostream &out) {
                   holder == i ? std::string("#") + std::to_string(i)
                               : "=#" + std::to_string(holder),
                   kernel.checksum.hex().substr(0, 12),
-                  kernel.spec, info.name});
+                  printable(kernel.spec), printable(info.name)});
   }
   out << "\n";
   const std::string text = table.render();
@@ -145,7 +148,7 @@ bool printBundledCodeObject(llvm::StringRef path, size_t index, const Bundle::Ke
       std::find_if(infos.value().begin(), infos.value().end(),
                    [&](const KernelInfo &info) { return info.name == kernel.kernel.name; });
   if (found == infos.value().end()) {
-    out << "  WARNING: the manifest names kernel '" << kernel.kernel.name
+    out << "  WARNING: the manifest names kernel '" << printable(kernel.kernel.name)
         << "', which this code object does not hold\n";
     return true;
   }
@@ -157,7 +160,7 @@ bool printBundledCodeObject(llvm::StringRef path, size_t index, const Bundle::Ke
   if (!differences.empty()) {
     out << "  WARNING: the manifest's KernelInfo differs from the code object's:";
     for (size_t i = 0; i < differences.size(); ++i)
-      out << (i ? "; " : " ") << differences[i];
+      out << (i ? "; " : " ") << printable(differences[i]);
     out << "\n";
   }
   return true;

@@ -211,6 +211,9 @@ int inspectFile(const std::string &path, const InspectOptions &options, llvm::ra
   if (!contents.ok())
     return reportError(err, "cannot read '" + path + "': " + contents.error());
   llvm::ArrayRef<uint8_t> bytes(contents.value());
+  if (bytes.empty())
+    return reportError(err, "'" + path + "' is empty (0 bytes): neither a code object nor a "
+                            "bundle");
   for (const FileKind &kind : kFileKinds)
     if (kind.matches(bytes))
       return kind.inspect(path, bytes, options, out, err);

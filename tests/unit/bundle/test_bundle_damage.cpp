@@ -334,6 +334,14 @@ TEST_F(BundleDamage, KernelInfoDamage) {
   EXPECT_EQ(loadError(bytes),
             "corrupted (manifest entry 1: wavefront size 48 is neither 32 nor 64)");
 
+  // kernarg alignment, the 3rd u32 after the target: 2^31 once made every
+  // launch allocate 2 GiB.
+  bytes = good_;
+  putU32(bytes, afterTarget + 2 * 4, 0x80000000u);
+  reseal(bytes);
+  EXPECT_EQ(loadError(bytes), "corrupted (manifest entry 1: kernarg alignment "
+                              "2147483648 is not a power of two in 1..256)");
+
   bytes = good_;
   putU32(bytes, fields_[0].kernelTarget, 100000); // the target string's length
   reseal(bytes);

@@ -85,6 +85,21 @@ protected:
   std::vector<BundleInput> inputs_;
 };
 
+// Free text from the file is escaped: a version string or kernel name with
+// ESC, newlines or NUL cannot clear the terminal or forge report lines.
+TEST_F(BundleInspect, TextFromTheFileIsEscaped) {
+  BundleHeaderInfo header = testHeader();
+  header.mxforgeVersion = std::string("0.1\x1b[2J\nFORGED", 14) + std::string(1, '\0');
+  Status written = writeBundleFile(path_, header, inputs_);
+  ASSERT_TRUE(written.ok()) << written.message();
+  InspectRun run = inspect({path_});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_TRUE(contains(run.out, "  mxforge version:    0.1\\x1b[2J\\x0aFORGED\\x00\n"))
+      << run.out;
+  EXPECT_EQ(run.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(run.out.find(std::string(1, '\0')), std::string::npos);
+}
+
 TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
   write();
   InspectRun run = inspect({path_});

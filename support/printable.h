@@ -1,0 +1,21 @@
+//===- printable.h - Text from files, safe to print ---------------*- C++ -*-===//
+//
+// Strings read from a file (bundle manifests, cache entries) go into messages
+// and reports with every byte outside printable ASCII escaped (`\x1b`), and
+// cut at 160 characters, so that a damaged or hostile file can neither flood
+// a terminal nor move its cursor, and an error stays one line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_SUPPORT_PRINTABLE_H
+#define MXFORGE_SUPPORT_PRINTABLE_H
+
+#include <string>
+#include <string_view>
+
+namespace mxf {
+
+std::string printable(std::string_view text);
+
+} // namespace mxf
+
+#endif // MXFORGE_SUPPORT_PRINTABLE_H
