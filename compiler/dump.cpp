@@ -2,6 +2,8 @@
 
 #include "compiler/dump.h"
 
+#include "support/output_files.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -37,18 +39,18 @@ void StageDumper::emit(llvm::StringRef name, llvm::StringRef ext, llvm::StringRe
   if (!dir_.empty()) {
     llvm::SmallString<256> path(dir_);
     llvm::sys::path::append(path, fileName);
-    std::error_code ec;
-    llvm::raw_fd_ostream file(path, ec,
-                              binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_TextWithCRLF);
-    if (!ec) {
-      write(file);
-      file.close();
-      ec = file.error();
-      // raw_fd_ostream reports errors at destruction otherwise (fatally).
-      file.clear_error();
+    // Through the one output path (support/output_files.h): an existing
+    // dump is replaced whole or not at all, a device or FIFO in its place is
+    // written, not replaced.
+    std::string text;
+    {
+      llvm::raw_string_ostream stream(text);
+      write(stream);
     }
-    if (ec) {
-      error_ = "cannot write dump file '" + std::string(path) + "': " + ec.message();
+    Status written = writeOutputFiles(
+        {{"dump file", std::string(path), std::vector<uint8_t>(text.begin(), text.end())}});
+    if (!written.ok()) {
+      error_ = "cannot write dump file '" + std::string(path) + "': " + written.message();
       return;
     }
     files_.push_back(fileName);
