@@ -104,6 +104,20 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t max
 std::atomic<int> stagesBeforeInjectedFailure{-1};
 std::atomic<int> injectedWriteError{0};
 
+Status writeAllBytes(int fd, const void *data, size_t size, const std::string &label) {
+  const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t wrote = ::write(fd, bytes + done, size - done);
+    if (wrote < 0 && errno == EINTR)
+      continue;
+    if (wrote < 0)
+      return Status::failure(label + ": write failed: " + errnoText(errno));
+    done += size_t(wrote);
+  }
+  return Status::success();
+}
+
 void injectWriteFailureForTesting(int stagesBefore, int error) {
   injectedWriteError = error;
   stagesBeforeInjectedFailure = stagesBefore;
@@ -179,15 +193,8 @@ Result<StagedFile> StagedFile::stage(const std::string &path, const void *data, 
       return fail("write failed", errno);
     return fail("write failed", injectedWriteError.load());
   }
-  size_t done = 0;
-  while (done < size) {
-    ssize_t wrote = ::write(fd, bytes + done, size - done);
-    if (wrote < 0 && errno == EINTR)
-      continue;
-    if (wrote < 0)
-      return fail("write failed", errno);
-    done += size_t(wrote);
-  }
+  if (Status written = writeAllBytes(fd, bytes, size, path); !written.ok())
+    return written;
   if (::fsync(fd) != 0)
     return fail("fsync failed", errno);
   if (file.close() != 0)

@@ -59,6 +59,10 @@ private:
   std::string temporary_; // empty once committed or discarded
 };
 
+/// Writes all `size` bytes to `fd` (retrying short writes and EINTR); a
+/// failure is "<label>: write failed: <reason>".
+Status writeAllBytes(int fd, const void *data, size_t size, const std::string &label);
+
 /// Test seam (the full-disk cases without a full disk): after
 /// `stagesBefore` more successful stages, the next one's write stops
 /// half-way and fails with errno `error` (e.g. ENOSPC); -1 disarms it.

@@ -104,16 +104,7 @@ bool sameFile(const Destination &a, const Destination &b) {
 }
 
 Status writeAll(int fd, const std::vector<uint8_t> &bytes, const std::string &label) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR)
-      continue;
-    if (wrote < 0)
-      return Status::failure(label + ": write failed: " + errnoText(errno));
-    done += size_t(wrote);
-  }
-  return Status::success();
+  return writeAllBytes(fd, bytes.data(), bytes.size(), label);
 }
 
 Status writeStream(const OutputFile &output) {
