@@ -17,6 +17,7 @@
 #include "support/output_files.h"
 #include "support/version.h"
 #include "abi/versions.h"
+#include "tools/mxforge/bundle_extract.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/text_table.h"
 
@@ -53,6 +54,13 @@ cl::opt<bool> noCacheFlag("no-cache", cl::sub(bundleCommand),
                           cl::cat(mxforgeCategory()));
 cl::opt<bool> listPresetsFlag("list-presets", cl::sub(bundleCommand),
                               cl::desc("List the presets and exit"), cl::cat(mxforgeCategory()));
+// `mxforge bundle extract FILE.mxfb [--spec S] -o DIR` (bundle_extract.h).
+cl::list<std::string> actionArgs(cl::Positional, cl::sub(bundleCommand),
+                                 cl::desc("extract FILE.mxfb: write its code objects"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<std::string> extractSpecFlag("spec", cl::sub(bundleCommand), cl::value_desc("SPEC"),
+                                     cl::desc("With extract: only this spec's entry"),
+                                     cl::cat(mxforgeCategory()));
 
 // lld resets every llvm::cl option when it runs (docs/compiler.md), so the
 // values are copied out before the first compile.
@@ -202,6 +210,26 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
 }
 
 int runBundleCommand(llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  if (!actionArgs.empty()) {
+    if (actionArgs.size() != 2 || actionArgs[0] != "extract")
+      return reportError(err, "mxforge bundle takes no positional arguments except "
+                              "'extract FILE.mxfb', e.g. mxforge bundle extract k.mxfb -o dir",
+                         kExitUsage);
+    if (specsFlag.getNumOccurrences() || presetFlag.getNumOccurrences())
+      return reportError(err, "bundle extract reads a bundle; --specs and --preset are for "
+                              "writing one",
+                         kExitUsage);
+    ExtractOptions extract;
+    extract.bundle = actionArgs[1];
+    extract.outputDirectory = outputFlag.getNumOccurrences() ? outputFlag.getValue() : "";
+    if (extractSpecFlag.getNumOccurrences())
+      extract.spec = extractSpecFlag.getValue();
+    return runBundleExtract(extract, out, err);
+  }
+  if (extractSpecFlag.getNumOccurrences())
+    return reportError(err, "--spec goes with bundle extract; a bundle is written from "
+                            "--specs FILE or --preset NAME",
+                       kExitUsage);
   BundleFlags flags;
   flags.specFiles.assign(specsFlag.begin(), specsFlag.end());
   flags.presets.assign(presetFlag.begin(), presetFlag.end());

@@ -1,0 +1,85 @@
+//===- bundle_extract.cpp - mxforge bundle extract ------------------------===//
+
+#include "tools/mxforge/bundle_extract.h"
+
+#include "runtime/bundle.h"
+#include "spec/kernel_spec.h"
+#include "support/file_io.h"
+#include "support/output_files.h"
+#include "support/printable.h"
+#include "tools/mxforge/cli_support.h"
+
+#include <set>
+#include <vector>
+
+namespace mxf::cli {
+namespace {
+
+/// A kernel name as a file name: the loader accepts any text, so anything
+/// but [A-Za-z0-9_.-] is replaced (our names never need it).
+std::string fileNameFor(const std::string &kernel) {
+  std::string name;
+  for (char c : kernel)
+    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')
+                ? c
+                : '_';
+  return name.empty() ? "kernel" : name;
+}
+
+} // namespace
+
+int runBundleExtract(const ExtractOptions &options, llvm::raw_ostream &out,
+                     llvm::raw_ostream &err) {
+  if (options.outputDirectory.empty())
+    return reportError(err, "mxforge bundle extract needs -o DIR", kExitUsage);
+  Result<Bundle> bundle = Bundle::load(options.bundle);
+  if (!bundle.ok())
+    return reportError(err, "cannot read the bundle: " + bundle.error());
+
+  std::vector<const Bundle::Kernel *> entries;
+  if (options.spec) {
+    Result<KernelSpec> spec = parseSpec(*options.spec);
+    if (!spec.ok())
+      return reportError(err, "invalid spec: " + spec.error());
+    const Bundle::Kernel *found = bundle.value().find(printSpec(spec.value()));
+    if (!found)
+      return reportError(err, "'" + printSpec(spec.value()) + "' is not in " + options.bundle +
+                                  " (" + std::to_string(bundle.value().size()) +
+                                  " kernels; mxforge inspect lists them)");
+    entries.push_back(found);
+  } else {
+    for (const Bundle::Kernel &kernel : bundle.value().kernels())
+      entries.push_back(&kernel);
+  }
+
+  if (Status made = createDirectories(options.outputDirectory); !made.ok())
+    return reportError(err, made.message());
+  std::vector<OutputFile> files;
+  std::set<std::string> written; // entries of one tiling class share a code object
+  std::string records =
+      "spec\tkernel\tfile\tabi\tworkgroup\tgrid_x\trows_per_workgroup\trow_padding\tlds_bytes\t"
+      "max_rows\n";
+  for (const Bundle::Kernel *kernel : entries) {
+    const std::string file = fileNameFor(kernel->kernel.name) + ".hsaco";
+    if (written.insert(file).second)
+      files.push_back({"code object " + file, options.outputDirectory + "/" + file,
+                       std::vector<uint8_t>(kernel->hsaco, kernel->hsaco + kernel->hsacoSize)});
+    const LaunchRecord &launch = kernel->launch;
+    records += kernel->spec + "\t" + printable(kernel->kernel.name) + "\t" + file + "\t" +
+               std::to_string(launch.abiVersion) + "\t" + std::to_string(launch.workgroupSize) +
+               "\t" + std::to_string(launch.gridX) + "\t" +
+               std::to_string(launch.rowsPerWorkgroup) + "\t" +
+               std::to_string(launch.rowPadding) + "\t" + std::to_string(launch.ldsBytes) + "\t" +
+               std::to_string(launch.maxRows) + "\n";
+  }
+  files.push_back({"launch_records.tsv", options.outputDirectory + "/launch_records.tsv",
+                   std::vector<uint8_t>(records.begin(), records.end())});
+  if (Status done = writeOutputFiles(files, {options.bundle}); !done.ok())
+    return reportError(err, done.message());
+  out << "extracted " << entries.size() << (entries.size() == 1 ? " kernel" : " kernels") << " ("
+      << written.size() << (written.size() == 1 ? " code object" : " code objects") << ") to "
+      << options.outputDirectory << "\n";
+  return kExitSuccess;
+}
+
+} // namespace mxf::cli
