@@ -72,6 +72,10 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
                       " is not 5 or 6");
     mxf::KernelTableOptions tableOptions;
     tableOptions.strict = options.strict != 0;
+    mxf::Result<mxf::LateJitPolicy> lateJit = mxf::lateJitPolicyFromEnvironment();
+    if (!lateJit.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_context_create: " + lateJit.error());
+    tableOptions.lateJit = lateJit.value();
     tableOptions.jit = mxf::inProcessJit(cov);
     switch (options.cache_mode) {
     case MXF_CACHE_FROM_ENVIRONMENT:
@@ -105,6 +109,36 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     created->table = std::make_unique<mxf::KernelTable>(std::move(tableOptions));
     *context = created.release();
     return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_context_mark_startup_done(mxf_context *context) {
+  return guarded("mxf_context_mark_startup_done", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_context_mark_startup_done", "context");
+    context->table->markStartupDone();
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_context_set_late_jit(mxf_context *context, mxf_late_jit policy) {
+  return guarded("mxf_context_set_late_jit", [&]() -> mxf_status {
+    if (!context)
+      return nullArgument("mxf_context_set_late_jit", "context");
+    switch (policy) {
+    case MXF_LATE_JIT_ALLOW:
+      context->table->setLateJitPolicy(mxf::LateJitPolicy::Allow);
+      return MXF_SUCCESS;
+    case MXF_LATE_JIT_WARN:
+      context->table->setLateJitPolicy(mxf::LateJitPolicy::Warn);
+      return MXF_SUCCESS;
+    case MXF_LATE_JIT_ERROR:
+      context->table->setLateJitPolicy(mxf::LateJitPolicy::Error);
+      return MXF_SUCCESS;
+    }
+    return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_context_set_late_jit: policy " +
+                                                std::to_string(int(policy)) +
+                                                " is not MXF_LATE_JIT_ALLOW, _WARN or _ERROR");
   });
 }
 

@@ -6,6 +6,8 @@
 #include "spec/buckets.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace mxf {
@@ -54,6 +56,34 @@ KernelTable::KernelTable(KernelTableOptions options) : options_(std::move(option
 }
 
 KernelTable::~KernelTable() = default;
+
+const char *lateJitPolicyName(LateJitPolicy policy) {
+  switch (policy) {
+  case LateJitPolicy::Allow:
+    return "allow";
+  case LateJitPolicy::Warn:
+    return "warn";
+  case LateJitPolicy::Error:
+    return "error";
+  }
+  return "?";
+}
+
+Result<LateJitPolicy> lateJitPolicyFromEnvironment() {
+  const char *value = std::getenv("MXFORGE_JIT");
+  if (!value || !*value)
+    return LateJitPolicy::Allow;
+  for (LateJitPolicy policy : {LateJitPolicy::Allow, LateJitPolicy::Warn, LateJitPolicy::Error})
+    if (std::string(value) == lateJitPolicyName(policy))
+      return policy;
+  return Result<LateJitPolicy>::failure(std::string("MXFORGE_JIT='") + value +
+                                        "' is not one of allow, warn, error");
+}
+
+void KernelTable::setLateJitPolicy(LateJitPolicy policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  options_.lateJit = policy;
+}
 
 void KernelTable::addBundle(std::shared_ptr<const Bundle> bundle) {
   if (!bundle)
@@ -209,6 +239,28 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
         return std::move(*cached.object);
       }
       // A rejected entry was reported by the cache; compiling replaces it.
+    }
+    if (startupDone_.load()) {
+      LateJitPolicy policy;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.lateCompiles;
+        policy = options_.lateJit;
+      }
+      const std::string what = "a JIT compile of '" + codeText +
+                               "' after start-up was marked done (MXFORGE_JIT=" +
+                               lateJitPolicyName(policy) + ")";
+      if (policy == LateJitPolicy::Error)
+        return Result<CodeObject>::failure(what + " is refused: add the spec to the bundle");
+      if (policy == LateJitPolicy::Warn) {
+        // Once per code spec: this code runs once per code spec anyway.
+        const std::string line = what + ": a latency spike in the serving path; add the "
+                                        "spec to the bundle";
+        if (options_.warn)
+          options_.warn(line);
+        else
+          std::fprintf(stderr, "mxforge: warning: %s\n", line.c_str());
+      }
     }
     Result<CodeObject> compiled = jit.compile(spec);
     if (compiled.ok() && cache_)

@@ -26,6 +26,7 @@
 
 #include <functional>
 #include <future>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,15 @@ struct TableKernel {
 };
 using KernelHandle = std::shared_ptr<const TableKernel>;
 
+/// What a JIT compile after markStartupDone() does (MXFORGE_JIT): a compile
+/// in the serving path is a latency spike that engines want to hear about
+/// (warn) or forbid (error). Bundle kernels and cache hits are never late.
+enum class LateJitPolicy { Allow, Warn, Error };
+const char *lateJitPolicyName(LateJitPolicy policy); // "allow", "warn", "error"
+/// MXFORGE_JIT's value (unset or empty: allow); an unknown value is an error
+/// naming it and the three choices.
+Result<LateJitPolicy> lateJitPolicyFromEnvironment();
+
 struct KernelTableOptions {
   /// Absent: bundles only (what a runtime without the compiler has).
   std::optional<JitCompiler> jit;
@@ -82,9 +92,10 @@ struct KernelTableOptions {
   bool strict = false;
   /// The disk cache used with the JIT; usually cacheLocationFromEnvironment().
   CacheLocation cache;
-  /// Receives warnings (damaged cache entries, an unwritable cache). Null:
-  /// stderr, as DiskCache's default.
+  /// Receives warnings (damaged cache entries, an unwritable cache, late
+  /// JIT compiles). Null: stderr, as DiskCache's default.
   CacheWarningHandler warn;
+  LateJitPolicy lateJit = LateJitPolicy::Allow;
 };
 
 /// Counters for logs and tests.
@@ -95,6 +106,7 @@ struct KernelTableStats {
   uint64_t compiled = 0;   // kernels the JIT compiled
   uint64_t sharedCode = 0; // specs served by another spec's compile or cache load (one tiling class)
   uint64_t failures = 0;   // specs that ended in an error
+  uint64_t lateCompiles = 0; // JIT compiles asked for after markStartupDone()
 };
 
 class KernelTable {
@@ -135,6 +147,11 @@ public:
   /// The disk cache in use, or null (strict, no JIT, or disabled).
   const DiskCache *diskCache() const { return cache_.get(); }
 
+  /// The engine's start-up is over: from now on a JIT compile follows
+  /// options.lateJit (a warning once per code spec, or a refusal).
+  void markStartupDone() { startupDone_.store(true); }
+  void setLateJitPolicy(LateJitPolicy policy);
+
 private:
   Result<KernelHandle> produce(const KernelSpec &spec, const std::string &canonical);
 
@@ -149,6 +166,7 @@ private:
   std::map<std::string, std::shared_future<Result<CodeObject>>> codeObjects_;
   std::map<std::string, std::set<int>> bucketsByFamily_;
   KernelTableStats stats_;
+  std::atomic<bool> startupDone_{false};
 };
 
 } // namespace mxf

@@ -93,6 +93,22 @@ MXF_API mxf_status mxf_context_create(const mxf_context_options *options,
  * a no-op. */
 MXF_API void mxf_context_destroy(mxf_context *context);
 
+/* A JIT compile after start-up (a latency spike in the serving path): what
+ * it does once mxf_context_mark_startup_done was called. The default comes
+ * from MXFORGE_JIT=allow|warn|error (unset: allow; another value makes
+ * mxf_context_create fail, naming it). Warn prints one line per code spec
+ * ("mxforge: warning: a JIT compile of '<spec>' after start-up was marked
+ * done ..."); error refuses the compile (MXF_ERROR_COMPILE, or
+ * MXF_ERROR_NOT_FOUND in strict mode). Kernels from bundles and the disk
+ * cache are never late. */
+typedef enum mxf_late_jit {
+  MXF_LATE_JIT_ALLOW = 0,
+  MXF_LATE_JIT_WARN = 1,
+  MXF_LATE_JIT_ERROR = 2
+} mxf_late_jit;
+MXF_API mxf_status mxf_context_mark_startup_done(mxf_context *context);
+MXF_API mxf_status mxf_context_set_late_jit(mxf_context *context, mxf_late_jit policy);
+
 /* One line naming the device, e.g. "emu (gfx950 functional emulator)". */
 MXF_API const char *mxf_context_device(const mxf_context *context);
 

@@ -3,6 +3,7 @@
 #include "tests/unit/capi/capi_test_support.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <unistd.h>
@@ -205,6 +206,40 @@ TEST(CApiErrors, ABufferOfAnotherContextIsRefused) {
   EXPECT_NE(lastError().find("is not inside a buffer of mxf_malloc"), std::string::npos)
       << lastError();
   EXPECT_EQ(mxf_free(context.get(), theirs[0]), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+// After mxf_context_mark_startup_done a JIT compile follows the late-JIT
+// policy: MXFORGE_JIT sets the default, mxf_context_set_late_jit changes it.
+TEST(CApiErrors, LateJitCompilesCanBeRefused) {
+  ::setenv("MXFORGE_JIT", "often", 1);
+  mxf_context_options options;
+  mxf_context_options_init(&options);
+  options.device = "emu";
+  options.cache_mode = MXF_CACHE_OFF;
+  mxf_context *refused = reinterpret_cast<mxf_context *>(0x1);
+  EXPECT_EQ(mxf_context_create(&options, &refused), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused, nullptr);
+  EXPECT_EQ(lastError(),
+            "mxf_context_create: MXFORGE_JIT='often' is not one of allow, warn, error");
+  ::setenv("MXFORGE_JIT", "error", 1);
+  ContextPtr context(emuContext());
+  ::unsetenv("MXFORGE_JIT");
+  ASSERT_TRUE(context);
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), kSpec, 1, &kernel), MXF_SUCCESS) << lastError();
+  ASSERT_EQ(mxf_context_mark_startup_done(context.get()), MXF_SUCCESS);
+  EXPECT_EQ(mxf_find_kernel(context.get(), kSpec, 1, &kernel), MXF_SUCCESS)
+      << "a kernel the table already holds is not a compile";
+  EXPECT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=512", 1, &kernel), MXF_ERROR_COMPILE);
+  EXPECT_NE(lastError().find("after start-up was marked done (MXFORGE_JIT=error) is refused"),
+            std::string::npos)
+      << lastError();
+  ASSERT_EQ(mxf_context_set_late_jit(context.get(), MXF_LATE_JIT_ALLOW), MXF_SUCCESS);
+  EXPECT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=768", 1, &kernel), MXF_SUCCESS)
+      << lastError();
+  EXPECT_EQ(mxf_context_set_late_jit(context.get(), static_cast<mxf_late_jit>(7)),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxf_context_mark_startup_done(nullptr), MXF_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(CApiErrors, LastErrorIsPerThread) {

@@ -195,6 +195,64 @@ TEST(KernelTable, ABundleEntryHoldingAnotherSpecsKernelIsRefused) {
   EXPECT_EQ(fake.compiles.load(), 0);
 }
 
+// MXFORGE_JIT's policies once start-up is marked done: warn compiles and says
+// so once per code spec; error refuses; bundle kernels are never late, and
+// before the mark nothing is said (issue 16).
+TEST(KernelTable, LateJitCompilesWarnOrAreRefused) {
+  for (LateJitPolicy policy : {LateJitPolicy::Allow, LateJitPolicy::Warn, LateJitPolicy::Error}) {
+    SCOPED_TRACE(lateJitPolicyName(policy));
+    FakeJit fake;
+    std::vector<std::string> warnings;
+    KernelTableOptions options;
+    options.jit = fake.compiler();
+    options.lateJit = policy;
+    options.warn = [&](const std::string &line) { warnings.push_back(line); };
+    KernelTable table(std::move(options));
+    table.addBundle(fakeBundle({kSpec}));
+    ASSERT_TRUE(table.get(std::string_view("rotate_quant:K=1024,M=1")).ok()); // during start-up
+    table.markStartupDone();
+    ASSERT_TRUE(table.get(std::string_view(kSpec)).ok()); // a bundle kernel: never late
+    Result<KernelHandle> late = table.get(std::string_view("rotate_quant:K=2048,M=1"));
+    // FakeJit has no code-spec hook: the code spec is the spec itself.
+    const std::string code = printSpec(specOf("rotate_quant:K=2048,M=1"));
+    const std::string what = "a JIT compile of '" + code +
+                             "' after start-up was marked done (MXFORGE_JIT=" +
+                             lateJitPolicyName(policy) + ")";
+    if (policy == LateJitPolicy::Error) {
+      ASSERT_FALSE(late.ok());
+      EXPECT_EQ(late.error(), what + " is refused: add the spec to the bundle");
+      EXPECT_EQ(fake.compiles.load(), 1);
+    } else {
+      ASSERT_TRUE(late.ok()) << late.error();
+      EXPECT_EQ(fake.compiles.load(), 2);
+    }
+    // Asking again is served by the table: nothing new is compiled or said.
+    (void)table.get(std::string_view("rotate_quant:K=2048,M=1"));
+    if (policy == LateJitPolicy::Warn) {
+      ASSERT_EQ(warnings.size(), 1u);
+      EXPECT_EQ(warnings[0], what + ": a latency spike in the serving path; add the spec to the "
+                                    "bundle");
+    } else {
+      EXPECT_TRUE(warnings.empty());
+    }
+    EXPECT_EQ(table.stats().lateCompiles, 1u);
+  }
+}
+
+TEST(KernelTable, TheLateJitPolicyComesFromMxforgeJit) {
+  ::setenv("MXFORGE_JIT", "warn", 1);
+  Result<LateJitPolicy> warn = lateJitPolicyFromEnvironment();
+  ::setenv("MXFORGE_JIT", "sometimes", 1);
+  Result<LateJitPolicy> bad = lateJitPolicyFromEnvironment();
+  ::unsetenv("MXFORGE_JIT");
+  Result<LateJitPolicy> unset = lateJitPolicyFromEnvironment();
+  ASSERT_TRUE(warn.ok() && unset.ok());
+  EXPECT_EQ(warn.value(), LateJitPolicy::Warn);
+  EXPECT_EQ(unset.value(), LateJitPolicy::Allow);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error(), "MXFORGE_JIT='sometimes' is not one of allow, warn, error");
+}
+
 TEST(KernelTable, StrictModeAndNoCompilerNameTheMissingSpec) {
   FakeJit fake;
   KernelTableOptions strictOptions;
