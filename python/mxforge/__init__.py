@@ -15,7 +15,8 @@ from .errors import (Error, LibraryNotFoundError, SpecError, ArgumentError, Argu
 from .families import FAMILIES, RotateQuantResult, available_ops
 from .families import FUNCTIONS as _FUNCTIONS
 from .specs import canonical_spec, operands, Operand
-from .startup import load_bundle, compile, kernels, cache_info, Kernel, CacheInfo, CompileResult
+from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
+                      CacheInfo, CompileResult)
 from .reference import reference
 from .inspection import inspect
 from ._runner import KernelRun

@@ -29,6 +29,9 @@ _CACHE_FROM_ENVIRONMENT = 0
 _lock = threading.Lock()
 _contexts = {}        # device name -> mxf_context pointer (int)
 _bundles = []         # paths loaded into every context, in order
+_startup_done = False  # mark_startup_done() was called: contexts created later get it too
+_late_jit = None       # the policy mark_startup_done() set, or None (MXFORGE_JIT's)
+_LATE_JIT = {"allow": 0, "warn": 1, "error": 2}  # mxf_late_jit
 
 
 def _create(device):
@@ -42,7 +45,32 @@ def _create(device):
                errors.ArgumentError)
     for path in _bundles:
         _lib.check(library.mxf_load_bundle(handle, path.encode(), None), errors.BundleError)
+    if _startup_done:
+        _apply_startup_done(handle.value)
     return handle.value
+
+
+def _apply_startup_done(handle):
+    library = _lib.lib()
+    if _late_jit is not None:
+        _lib.check(library.mxf_context_set_late_jit(handle, _LATE_JIT[_late_jit]))
+    _lib.check(library.mxf_context_mark_startup_done(handle))
+
+
+def mark_startup_done(late_jit=None):
+    """The engine's start-up is over (docs/jit.md): from now on a JIT compile
+    in any context, now or created later, is allowed, warned about once per
+    code spec, or refused, as `late_jit` ("allow", "warn", "error") or else
+    MXFORGE_JIT says. Kernels from bundles and the disk cache are never late."""
+    global _startup_done, _late_jit
+    if late_jit is not None and late_jit not in _LATE_JIT:
+        raise errors.ArgumentError(f"late_jit must be one of allow, warn, error, got "
+                                   f"{late_jit!r}")
+    with _lock:
+        _startup_done = True
+        _late_jit = late_jit
+        for handle in _contexts.values():
+            _apply_startup_done(handle)
 
 
 def context(device="emu"):

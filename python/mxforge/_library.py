@@ -141,6 +141,8 @@ _PROTOTYPES = {
     "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),
     "mxf_context_get_kernel": (_status, [_vp, _size, _c.POINTER(KernelEntry)]),
     "mxf_context_get_cache": (_status, [_vp, _c.POINTER(CacheInfo)]),
+    "mxf_context_mark_startup_done": (_status, [_vp]),
+    "mxf_context_set_late_jit": (_status, [_vp, _c.c_int]),
 }
 
 

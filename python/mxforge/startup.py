@@ -12,6 +12,9 @@ from . import specs
 DEFAULT_DEVICE = "emu"
 
 
+mark_startup_done = _contexts.mark_startup_done
+
+
 def load_bundle(path, device=None):
     """Loads an AOT bundle (.mxfb). Without `device`: into every context
     there is and every one created later (the usual engine start-up, before

@@ -134,3 +134,38 @@ def test_inspect_a_code_object(tmp_path):
     assert isinstance(report, mxforge.inspection.CodeObjectReport)
     assert report.machine == 224 and report.elf_class == 2  # EM_AMDGPU, 64-bit
     assert report.bytes == hsaco.stat().st_size and "mxforge inspect" in report.note
+
+
+def test_mark_startup_done_refuses_late_jit_compiles(tmp_path):
+    """In a child process (the policy is process-wide): after
+    mark_startup_done("error") a kernel compiled before still runs, a new one
+    is a CompileError naming the policy, and late_jit="allow" lifts it."""
+    import sys
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import numpy as np, mxforge\n"
+        "x = np.zeros((2, 256), dtype=np.uint16)\n"
+        "mxforge.rotate_quant(x)\n"
+        "mxforge.mark_startup_done(late_jit='error')\n"
+        "mxforge.rotate_quant(x)\n"
+        "print('compiled before: ok')\n"
+        "try:\n"
+        "    mxforge.rotate_quant(np.zeros((2, 512), dtype=np.uint16))\n"
+        "except mxforge.CompileError as e:\n"
+        "    print('late:', e)\n"
+        "mxforge.mark_startup_done(late_jit='allow')\n"
+        "mxforge.rotate_quant(np.zeros((2, 768), dtype=np.uint16))\n"
+        "print('allowed: ok')\n"
+        "try:\n"
+        "    mxforge.mark_startup_done(late_jit='sometimes')\n"
+        "except mxforge.ArgumentError as e:\n"
+        "    print('bad:', e)\n")
+    env = dict(os.environ, MXFORGE_CACHE="off")
+    done = subprocess.run([sys.executable, "-c", code, os.path.join(REPO, "python")], env=env,
+                          capture_output=True, text=True)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "compiled before: ok" in out, out
+    assert "late: " in out and "after start-up was marked done (MXFORGE_JIT=error) is refused" \
+        in out, out
+    assert "allowed: ok" in out, out
+    assert "bad: late_jit must be one of allow, warn, error, got 'sometimes'" in out, out
