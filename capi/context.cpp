@@ -121,7 +121,7 @@ mxf_status mxf_context_mark_startup_done(mxf_context *context) {
   });
 }
 
-mxf_status mxf_context_set_late_jit(mxf_context *context, mxf_late_jit policy) {
+mxf_status mxf_context_set_late_jit(mxf_context *context, int policy) {
   return guarded("mxf_context_set_late_jit", [&]() -> mxf_status {
     if (!context)
       return nullArgument("mxf_context_set_late_jit", "context");
@@ -137,7 +137,7 @@ mxf_status mxf_context_set_late_jit(mxf_context *context, mxf_late_jit policy) {
       return MXF_SUCCESS;
     }
     return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_context_set_late_jit: policy " +
-                                                std::to_string(int(policy)) +
+                                                std::to_string(policy) +
                                                 " is not MXF_LATE_JIT_ALLOW, _WARN or _ERROR");
   });
 }

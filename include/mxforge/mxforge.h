@@ -107,7 +107,9 @@ typedef enum mxf_late_jit {
   MXF_LATE_JIT_ERROR = 2
 } mxf_late_jit;
 MXF_API mxf_status mxf_context_mark_startup_done(mxf_context *context);
-MXF_API mxf_status mxf_context_set_late_jit(mxf_context *context, mxf_late_jit policy);
+/* `policy` is an mxf_late_jit value, taken as int so that any other value
+ * is a checked error rather than an invalid enum. */
+MXF_API mxf_status mxf_context_set_late_jit(mxf_context *context, int policy);
 
 /* One line naming the device, e.g. "emu (gfx950 functional emulator)". */
 MXF_API const char *mxf_context_device(const mxf_context *context);

@@ -237,8 +237,9 @@ TEST(CApiErrors, LateJitCompilesCanBeRefused) {
   ASSERT_EQ(mxf_context_set_late_jit(context.get(), MXF_LATE_JIT_ALLOW), MXF_SUCCESS);
   EXPECT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=768", 1, &kernel), MXF_SUCCESS)
       << lastError();
-  EXPECT_EQ(mxf_context_set_late_jit(context.get(), static_cast<mxf_late_jit>(7)),
-            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxf_context_set_late_jit(context.get(), 7), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "mxf_context_set_late_jit: policy 7 is not MXF_LATE_JIT_ALLOW, _WARN "
+                         "or _ERROR");
   EXPECT_EQ(mxf_context_mark_startup_done(nullptr), MXF_ERROR_INVALID_ARGUMENT);
 }
 
