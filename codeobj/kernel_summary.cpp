@@ -31,19 +31,26 @@ bool isGfx950Target(llvm::StringRef target) {
   return rest.consume_front("amdgcn-amd-amdhsa--gfx950") && (rest.empty() || rest[0] == ':');
 }
 
+Status checkGfx950CodeObject(const CodeObjectImage &image) {
+  if (!isGfx950Target(image.target))
+    return Status::failure("target '" + image.target +
+                           "' is not gfx950: the decoder, the emulator and the occupancy "
+                           "rules here are gfx950's");
+  if (image.machine != llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
+    return Status::failure("the ELF header's machine (e_flags 0x" +
+                           llvm::utohexstr(image.machine) +
+                           ") is not gfx950 (0x4f), unlike the metadata's target");
+  return Status::success();
+}
+
 Result<CodeObjectSummary> summarizeCodeObject(llvm::ArrayRef<uint8_t> hsaco,
                                               const Disassembler &disassembler) {
   using R = Result<CodeObjectSummary>;
   Result<CodeObjectImage> image = readCodeObject(hsaco);
   if (!image.ok())
     return image.status();
-  if (!isGfx950Target(image.value().target))
-    return R::failure("target '" + image.value().target +
-                      "' is not gfx950: the decoder and occupancy rules here are gfx950's");
-  if (image.value().machine != llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
-    return R::failure("the ELF header's machine (e_flags 0x" +
-                      llvm::utohexstr(image.value().machine) +
-                      ") is not gfx950 (0x4f), unlike the metadata's target");
+  if (Status gfx950 = checkGfx950CodeObject(image.value()); !gfx950.ok())
+    return gfx950;
   CodeObjectSummary summary;
   summary.target = image.value().target;
   summary.codeObjectVersion = image.value().codeObjectVersion;

@@ -49,6 +49,11 @@ struct CodeObjectSummary {
 /// features (":sramecc+", ":xnack-").
 bool isGfx950Target(llvm::StringRef target);
 
+/// Both of a code object's claims to be gfx950 code: `amdhsa.target` and the
+/// ELF header's machine. What inspect and `run --hsaco` require before they
+/// decode or emulate anything.
+Status checkGfx950CodeObject(const CodeObjectImage &image);
+
 /// Reads, decodes and classifies every kernel. Fails on damaged input, on a
 /// target other than gfx950 (the decoder and the occupancy rules are
 /// gfx950's), and on code that does not decode.

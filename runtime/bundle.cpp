@@ -42,7 +42,6 @@ uint64_t readU64(const uint8_t *p) {
   return value;
 }
 
-
 Status corrupted(const std::string &what) { return Status::failure("corrupted (" + what + ")"); }
 
 std::string range(uint64_t begin, uint64_t size) {

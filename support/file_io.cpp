@@ -100,9 +100,11 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t max
   return bytes;
 }
 
+namespace {
 // The test seam: stages left before the failing one (-1: off).
 std::atomic<int> stagesBeforeInjectedFailure{-1};
 std::atomic<int> injectedWriteError{0};
+} // namespace
 
 Status writeAllBytes(int fd, const void *data, size_t size, const std::string &label) {
   const uint8_t *bytes = static_cast<const uint8_t *>(data);

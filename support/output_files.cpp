@@ -103,14 +103,10 @@ bool sameFile(const Destination &a, const Destination &b) {
   return !a.exists && !b.exists && !a.identityPath.empty() && a.identityPath == b.identityPath;
 }
 
-Status writeAll(int fd, const std::vector<uint8_t> &bytes, const std::string &label) {
-  return writeAllBytes(fd, bytes.data(), bytes.size(), label);
-}
-
 Status writeStream(const OutputFile &output) {
   const std::string label = output.what + ": " + output.path;
   if (output.path == "-")
-    return writeAll(STDOUT_FILENO, output.bytes, label);
+    return writeAllBytes(STDOUT_FILENO, output.bytes.data(), output.bytes.size(), label);
   // O_NONBLOCK so that a FIFO nobody reads is an error (ENXIO), not a hang;
   // cleared once open, so that the writes themselves wait for the reader.
   int fd;
@@ -124,7 +120,7 @@ Status writeStream(const OutputFile &output) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0)
     ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  Status written = writeAll(fd, output.bytes, label);
+  Status written = writeAllBytes(fd, output.bytes.data(), output.bytes.size(), label);
   if (::close(fd) != 0 && written.ok())
     return Status::failure(label + ": close failed: " + errnoText(errno));
   return written;

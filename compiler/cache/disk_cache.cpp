@@ -19,12 +19,6 @@
 namespace mxf {
 namespace {
 
-void printWarning(const std::string &line) {
-  // One fputs of the whole line, so that warnings of concurrent threads do
-  // not interleave mid-line.
-  std::string text = "mxforge: warning: " + line + "\n";
-  std::fputs(text.c_str(), stderr);
-}
 
 /// readFileBytes names the path at the start of its messages; the warning
 /// names it already.
@@ -47,8 +41,13 @@ std::string stuckDirectoryWarning(const std::string &path) {
 
 } // namespace
 
+void printCacheWarning(const std::string &line) {
+  std::string text = "mxforge: warning: " + line + "\n";
+  std::fputs(text.c_str(), stderr);
+}
+
 DiskCache::DiskCache(std::string directory, CacheWarningHandler warn)
-    : directory_(std::move(directory)), warn_(warn ? std::move(warn) : printWarning) {}
+    : directory_(std::move(directory)), warn_(warn ? std::move(warn) : printCacheWarning) {}
 
 std::string DiskCache::entryPath(const Sha256Digest &key) const {
   return directory_ + "/" + key.hex() + kCacheEntrySuffix;

@@ -53,6 +53,10 @@ CacheLocation cacheLocationFromEnvironment(
 /// Receives each warning (one line, no trailing newline). The default
 /// prints `mxforge: warning: <line>` on stderr.
 using CacheWarningHandler = std::function<void(const std::string &)>;
+/// That default: one write of the whole line, so that warnings of concurrent
+/// threads do not interleave (the kernel table's late-JIT warnings use it
+/// too).
+void printCacheWarning(const std::string &line);
 
 /// File name suffix of entries.
 constexpr const char *kCacheEntrySuffix = ".mxfc";

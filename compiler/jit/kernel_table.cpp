@@ -6,7 +6,6 @@
 #include "spec/buckets.h"
 
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -27,8 +26,22 @@ bool namesKernelOf(const KernelSpec &spec, const std::string &name) {
   return false;
 }
 
-} // namespace
+/// `key`'s slot in `slots`: the first asker gets it (`first`), and must
+/// fulfil `promise`; every other asker, concurrent or later, gets that
+/// promise's future to wait on outside the lock. Called with the lock held.
+template <typename T>
+std::shared_future<T> claimSlot(std::map<std::string, std::shared_future<T>> &slots,
+                                const std::string &key, std::promise<T> &promise, bool &first) {
+  auto found = slots.find(key);
+  first = found == slots.end();
+  if (!first)
+    return found->second;
+  std::shared_future<T> pending = promise.get_future().share();
+  slots.emplace(key, pending);
+  return pending;
+}
 
+} // namespace
 
 CacheKeyInputs ToolchainIdentity::keyInputs(const std::string &canonicalSpec) const {
   CacheKeyInputs inputs;
@@ -105,24 +118,6 @@ Result<KernelHandle> KernelTable::get(std::string_view specText) {
   return get(spec.value());
 }
 
-namespace {
-
-/// `key`'s slot in `slots`: the first asker gets it (`first`), and must
-/// fulfil `promise`; every other asker, concurrent or later, gets that
-/// promise's future to wait on outside the lock. Called with the lock held.
-template <typename T>
-std::shared_future<T> claimSlot(std::map<std::string, std::shared_future<T>> &slots,
-                                const std::string &key, std::promise<T> &promise, bool &first) {
-  auto found = slots.find(key);
-  first = found == slots.end();
-  if (!first)
-    return found->second;
-  std::shared_future<T> pending = promise.get_future().share();
-  slots.emplace(key, pending);
-  return pending;
-}
-
-} // namespace
 
 Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -259,7 +254,7 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
         if (options_.warn)
           options_.warn(line);
         else
-          std::fprintf(stderr, "mxforge: warning: %s\n", line.c_str());
+          printCacheWarning(line);
       }
     }
     Result<CodeObject> compiled = jit.compile(spec);

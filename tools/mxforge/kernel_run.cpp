@@ -12,8 +12,6 @@
 
 #include "support/file_io.h"
 
-#include "llvm/BinaryFormat/ELF.h"
-
 #include <fmt/format.h>
 
 #include <chrono>
@@ -63,10 +61,9 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   Result<codeobj::CodeObjectImage> image = codeobj::readCodeObject(kernel.code.hsaco);
   if (!image.ok())
     return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + image.error());
-  if (!codeobj::isGfx950Target(image.value().target) ||
-      image.value().machine != llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
-    return Result<CompiledKernel>::failure("'" + hsacoPath + "' is code for " +
-                                           image.value().target + ", not gfx950");
+  if (Status gfx950 = codeobj::checkGfx950CodeObject(image.value()); !gfx950.ok())
+    return Result<CompiledKernel>::failure("'" + hsacoPath + "' is not gfx950 code: " +
+                                           gfx950.message());
   Result<std::vector<KernelInfo>> infos = codeobj::readKernelInfos(kernel.code.hsaco);
   if (!infos.ok())
     return Result<CompiledKernel>::failure("'" + hsacoPath + "': " + infos.error());
