@@ -3,6 +3,7 @@
 #include "compiler/dump.h"
 
 #include "support/output_files.h"
+#include "support/printable.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,9 +31,7 @@ void StageDumper::emit(llvm::StringRef name, llvm::StringRef ext, llvm::StringRe
     return;
   // Pass names are flag-like (convert-gpu-to-rocdl); keep anything else out
   // of file names.
-  std::string safeName;
-  for (char c : name)
-    safeName += (llvm::isAlnum(c) || c == '-' || c == '_' || c == '.') ? c : '_';
+  const std::string safeName = fileNameSafe(std::string_view(name.data(), name.size()));
   std::string fileName;
   llvm::raw_string_ostream(fileName) << llvm::format("%02u", next_++) << "-" << safeName << "."
                                      << ext;

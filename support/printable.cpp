@@ -23,4 +23,14 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string fileNameSafe(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
+    out += keep ? c : '_';
+  }
+  return out;
+}
+
 } // namespace mxf

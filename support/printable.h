@@ -16,6 +16,10 @@ namespace mxf {
 
 std::string printable(std::string_view text);
 
+/// `text` as one file name: every byte but [A-Za-z0-9._-] becomes '_' (IR
+/// dump names, extracted kernels' files).
+std::string fileNameSafe(std::string_view text);
+
 } // namespace mxf
 
 #endif // MXFORGE_SUPPORT_PRINTABLE_H

@@ -18,12 +18,7 @@ namespace {
 /// A kernel name as a file name: the loader accepts any text, so anything
 /// but [A-Za-z0-9_.-] is replaced (our names never need it).
 std::string fileNameFor(const std::string &kernel) {
-  std::string name;
-  for (char c : kernel)
-    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')
-                ? c
-                : '_';
-  return name.empty() ? "kernel" : name;
+  return kernel.empty() ? "kernel" : fileNameSafe(kernel);
 }
 
 } // namespace
