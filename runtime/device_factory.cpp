@@ -22,7 +22,11 @@ Registry &registry() {
   return instance;
 }
 
-Result<std::unique_ptr<Device>> openDefaultHip() { return openHipDevice(); }
+Result<std::unique_ptr<Device>> openHip(const DeviceOpenOptions &options) {
+  HipDeviceOptions hip;
+  hip.ordinal = options.ordinal;
+  return openHipDevice(hip);
+}
 
 } // namespace
 
@@ -44,7 +48,7 @@ std::vector<std::string> availableDeviceKinds() {
   return out;
 }
 
-Result<std::unique_ptr<Device>> openDevice(std::string_view kind) {
+Result<std::unique_ptr<Device>> openDevice(std::string_view kind, const DeviceOpenOptions &options) {
   DeviceOpener opener = nullptr;
   {
     Registry &r = registry();
@@ -53,9 +57,9 @@ Result<std::unique_ptr<Device>> openDevice(std::string_view kind) {
       opener = it->second;
   }
   if (opener)
-    return opener();
+    return opener(options);
   if (kind == "hip")
-    return openDefaultHip();
+    return openHip(options);
   if (kind == "emu")
     return Status::failure("the emu device is not part of this program (it is in the "
                            "mxforge_runtime_emu library, which was not linked in)");

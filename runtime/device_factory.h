@@ -21,9 +21,20 @@
 namespace mxf::runtime {
 
 /// Opens the device `kind` ("hip" or "emu") with default options.
-Result<std::unique_ptr<Device>> openDevice(std::string_view kind);
+/// The `ordinal` meaning "the calling thread's current GPU when the device
+/// is opened" (hipGetDevice), what an engine's tensor-parallel rank wants.
+inline constexpr int kCurrentDevice = -1;
 
-using DeviceOpener = Result<std::unique_ptr<Device>> (*)();
+/// How a device is opened, whatever its kind.
+struct DeviceOpenOptions {
+  /// Which GPU: an ordinal, or kCurrentDevice. The emu device has one, 0.
+  int ordinal = kCurrentDevice;
+};
+
+Result<std::unique_ptr<Device>> openDevice(std::string_view kind,
+                                           const DeviceOpenOptions &options = {});
+
+using DeviceOpener = Result<std::unique_ptr<Device>> (*)(const DeviceOpenOptions &);
 
 /// Makes `openDevice(kind)` call `opener`. Called by backends outside the
 /// core library at static-initialization time; a later call for the same

@@ -171,7 +171,12 @@ private:
   uint64_t nextModule_ = 1;
 };
 
-Result<std::unique_ptr<Device>> openDefaultEmu() { return openEmuDevice(); }
+Result<std::unique_ptr<Device>> openDefaultEmu(const DeviceOpenOptions &options) {
+  if (options.ordinal != kCurrentDevice && options.ordinal != 0)
+    return Status::failure("the emu device has one GPU, ordinal 0; ordinal " +
+                           std::to_string(options.ordinal) + " does not exist");
+  return openEmuDevice();
+}
 
 // Registers "emu" with openDevice when this object file is linked in. The
 // library's CMake target passes `-u mxforge_runtime_emu_anchor` to every

@@ -73,6 +73,7 @@ Status resolve(void *handle, Api &api) {
   need(api.init, "hipInit");
   need(api.getDeviceCount, "hipGetDeviceCount");
   need(api.setDevice, "hipSetDevice");
+  need(api.getDevice, "hipGetDevice");
   need(api.malloc, "hipMalloc");
   need(api.free, "hipFree");
   need(api.memcpy, "hipMemcpy");

@@ -42,6 +42,7 @@ struct Api {
   int (*init)(unsigned flags) = nullptr;
   int (*getDeviceCount)(int *count) = nullptr;
   int (*setDevice)(int ordinal) = nullptr;
+  int (*getDevice)(int *ordinal) = nullptr;
   int (*malloc)(void **pointer, size_t bytes) = nullptr;
   int (*free)(void *pointer) = nullptr;
   int (*memcpy)(void *dst, const void *src, size_t bytes, int kind) = nullptr;

@@ -4,9 +4,8 @@
 // argument, so each hook is one HIP call plus the translation of its error
 // code into a sentence that names the call.
 //
-// HIP's current device is per thread, so every hook first makes sure this
-// thread has selected our ordinal (cached per thread: hipSetDevice is cheap
-// but not free, and dispatch overhead is what users measure).
+// HIP's current device is per thread and the engine's: every hook runs on
+// our ordinal through onDevice, which restores the caller's device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,22 +19,28 @@ namespace mxf::runtime {
 
 namespace {
 
-// The GPU this thread last selected through us. Every hipSetDevice of this
-// file goes through selectDevice, so the cache cannot go stale unless the
-// application calls hipSetDevice itself (docs/runtime.md says not to mix).
-thread_local const hip::Api *selectedApi = nullptr;
-thread_local int selectedOrdinal = -1;
-
-/// Selects GPU `ordinal` on the calling thread unless it already is.
-Status selectDevice(const hip::Api &api, int ordinal) {
-  if (selectedApi == &api && selectedOrdinal == ordinal)
-    return Status::success();
+/// Runs `body` with GPU `ordinal` current on the calling thread, and gives
+/// the thread back the device it had. HIP's current device is per thread
+/// and belongs to the engine (a tensor-parallel rank's torch device), so it
+/// is read on every call rather than cached: the engine may have changed it
+/// since. When it already is `ordinal` (the usual case) the call costs one
+/// hipGetDevice, a thread-local read that is legal during stream capture.
+template <typename Body> auto onDevice(const hip::Api &api, int ordinal, Body &&body) {
+  using Return = decltype(body());
+  int callers = -1;
+  if (Status s = api.check(api.getDevice(&callers), "hipGetDevice"); !s.ok())
+    return Return(s);
+  if (callers == ordinal)
+    return body();
   if (Status s = api.check(api.setDevice(ordinal), "hipSetDevice(" + std::to_string(ordinal) + ")");
       !s.ok())
-    return s;
-  selectedApi = &api;
-  selectedOrdinal = ordinal;
-  return Status::success();
+    return Return(s);
+  Return result = body();
+  Status restored = api.check(api.setDevice(callers), "restoring the caller's device with hipSetDevice(" +
+                                                          std::to_string(callers) + ")");
+  if (!restored.ok() && result.ok())
+    return Return(restored);
+  return result;
 }
 
 class HipDevice final : public DeviceBase {
@@ -51,37 +56,41 @@ public:
   }
 
 protected:
+  template <typename Body> auto onOurs(Body &&body) -> decltype(body()) {
+    return onDevice(*api_, ordinal_, std::forward<Body>(body));
+  }
+
   Result<uint64_t> backendAllocate(uint64_t bytes) override {
-    if (Status s = select(); !s.ok())
-      return s;
-    void *pointer = nullptr;
-    if (Status s = api_->check(api_->malloc(&pointer, bytes), "hipMalloc"); !s.ok())
-      return s;
-    if (!pointer)
-      return Status::failure("hipMalloc returned success and a null pointer");
-    return reinterpret_cast<uint64_t>(pointer);
+    return onOurs([&]() -> Result<uint64_t> {
+      void *pointer = nullptr;
+      if (Status s = api_->check(api_->malloc(&pointer, bytes), "hipMalloc"); !s.ok())
+        return s;
+      if (!pointer)
+        return Status::failure("hipMalloc returned success and a null pointer");
+      return reinterpret_cast<uint64_t>(pointer);
+    });
   }
 
   Status backendFree(uint64_t address, uint64_t) override {
-    if (Status s = select(); !s.ok())
-      return s;
-    return api_->check(api_->free(reinterpret_cast<void *>(address)), "hipFree");
+    return onOurs([&] {
+      return api_->check(api_->free(reinterpret_cast<void *>(address)), "hipFree");
+    });
   }
 
   Status backendCopyIn(uint64_t address, const void *host, uint64_t bytes) override {
-    if (Status s = select(); !s.ok())
-      return s;
-    return api_->check(
-        api_->memcpy(reinterpret_cast<void *>(address), host, bytes, hip::kMemcpyHostToDevice),
-        "hipMemcpy (host to device, " + std::to_string(bytes) + " bytes)");
+    return onOurs([&] {
+      return api_->check(
+          api_->memcpy(reinterpret_cast<void *>(address), host, bytes, hip::kMemcpyHostToDevice),
+          "hipMemcpy (host to device, " + std::to_string(bytes) + " bytes)");
+    });
   }
 
   Status backendCopyOut(uint64_t address, void *host, uint64_t bytes) override {
-    if (Status s = select(); !s.ok())
-      return s;
-    return api_->check(api_->memcpy(host, reinterpret_cast<const void *>(address), bytes,
-                                    hip::kMemcpyDeviceToHost),
-                       "hipMemcpy (device to host, " + std::to_string(bytes) + " bytes)");
+    return onOurs([&] {
+      return api_->check(api_->memcpy(host, reinterpret_cast<const void *>(address), bytes,
+                                      hip::kMemcpyDeviceToHost),
+                         "hipMemcpy (device to host, " + std::to_string(bytes) + " bytes)");
+    });
   }
 
   Result<uint64_t> backendLoad(const void *data, size_t size,
@@ -90,45 +99,47 @@ protected:
       return Status::failure(
           "the hip backend needs the code object's KernelInfos (from the compiler's "
           "CodeObject or a bundle manifest): the core runtime does not parse ELF");
-    if (Status s = select(); !s.ok())
-      return s;
     // Kept until unload: some HIP versions read the image lazily.
     std::vector<uint8_t> image(static_cast<const uint8_t *>(data),
                                static_cast<const uint8_t *>(data) + size);
-    void *module = nullptr;
-    if (Status s = api_->check(api_->moduleLoadData(&module, image.data()),
-                               "hipModuleLoadData (" + targetOf(kernels) + ")");
-        !s.ok())
-      return s;
-    uint64_t handle = reinterpret_cast<uint64_t>(module);
-    images_[handle] = std::move(image);
-    return handle;
+    Result<uint64_t> loaded = onOurs([&]() -> Result<uint64_t> {
+      void *module = nullptr;
+      if (Status s = api_->check(api_->moduleLoadData(&module, image.data()),
+                                 "hipModuleLoadData (" + targetOf(kernels) + ")");
+          !s.ok())
+        return s;
+      return reinterpret_cast<uint64_t>(module);
+    });
+    if (loaded.ok())
+      images_[loaded.value()] = std::move(image);
+    return loaded;
   }
 
   Status backendUnload(uint64_t backendModule) override {
     images_.erase(backendModule);
-    if (Status s = select(); !s.ok())
-      return s;
-    return api_->check(api_->moduleUnload(reinterpret_cast<void *>(backendModule)),
-                       "hipModuleUnload");
+    return onOurs([&] {
+      return api_->check(api_->moduleUnload(reinterpret_cast<void *>(backendModule)),
+                         "hipModuleUnload");
+    });
   }
 
   Result<uint64_t> backendGetFunction(uint64_t backendModule, const KernelInfo &info) override {
-    if (Status s = select(); !s.ok())
-      return s;
-    void *function = nullptr;
-    if (Status s =
-            api_->check(api_->moduleGetFunction(&function, reinterpret_cast<void *>(backendModule),
-                                                info.name.c_str()),
-                        "hipModuleGetFunction '" + info.name + "'");
-        !s.ok())
-      return s;
-    return reinterpret_cast<uint64_t>(function);
+    return onOurs([&]() -> Result<uint64_t> {
+      void *function = nullptr;
+      if (Status s = api_->check(api_->moduleGetFunction(
+                                     &function, reinterpret_cast<void *>(backendModule),
+                                     info.name.c_str()),
+                                 "hipModuleGetFunction '" + info.name + "'");
+          !s.ok())
+        return s;
+      return reinterpret_cast<uint64_t>(function);
+    });
   }
 
+  // Nothing but the launch itself (and the device query of onOurs): no
+  // allocation, copy or synchronisation, so a launch is legal inside HIP
+  // stream capture (tests: HipDevice.LaunchInsideStreamCapture).
   Status backendLaunch(const LaunchRequest &request) override {
-    if (Status s = select(); !s.ok())
-      return s;
     const LaunchConfig &config = *request.config;
     // HIP copies the kernarg buffer when the launch is enqueued, so the
     // packed buffer may die when this returns.
@@ -136,23 +147,22 @@ protected:
     void *extra[] = {hip::kLaunchParamBufferPointer,
                      const_cast<uint8_t *>(request.kernargs->data()), hip::kLaunchParamBufferSize,
                      &kernargSize, hip::kLaunchParamEnd};
-    return api_->check(api_->moduleLaunchKernel(reinterpret_cast<void *>(request.function),
-                                                config.grid.x, config.grid.y, config.grid.z,
-                                                config.workgroup.x, config.workgroup.y,
-                                                config.workgroup.z, config.dynamicLdsBytes,
-                                                config.stream, nullptr, extra),
-                       "hipModuleLaunchKernel");
+    return onOurs([&] {
+      return api_->check(api_->moduleLaunchKernel(reinterpret_cast<void *>(request.function),
+                                                  config.grid.x, config.grid.y, config.grid.z,
+                                                  config.workgroup.x, config.workgroup.y,
+                                                  config.workgroup.z, config.dynamicLdsBytes,
+                                                  config.stream, nullptr, extra),
+                         "hipModuleLaunchKernel");
+    });
   }
 
   Status backendSynchronize() override {
-    if (Status s = select(); !s.ok())
-      return s;
-    return api_->check(api_->deviceSynchronize(), "hipDeviceSynchronize");
+    return onOurs(
+        [&] { return api_->check(api_->deviceSynchronize(), "hipDeviceSynchronize"); });
   }
 
 private:
-  Status select() { return selectDevice(*api_, ordinal_); }
-
   static std::string targetOf(const std::vector<KernelInfo> &kernels) {
     const std::string &target = kernels.front().target;
     return "a code object for " + (target.empty() ? std::string("gfx950") : target);
@@ -196,15 +206,16 @@ Result<std::unique_ptr<Device>> openHipDevice(const HipDeviceOptions &options) {
     return Status::failure("the HIP runtime " + api->path + " failed to initialize: " + codes);
   if (countError != hip::kSuccess)
     return Status::failure("the HIP runtime " + api->path + " cannot count GPUs: " + codes);
-  if (options.ordinal < 0 || options.ordinal >= count)
-    return Status::failure("AMD GPU " + std::to_string(options.ordinal) + " was requested, but " +
+  int ordinal = options.ordinal;
+  if (ordinal == kCurrentDevice) {
+    if (Status s = api->check(api->getDevice(&ordinal), "hipGetDevice"); !s.ok())
+      return Status::failure("cannot find the caller's current AMD GPU: " + s.message());
+  }
+  if (ordinal < 0 || ordinal >= count)
+    return Status::failure("AMD GPU " + std::to_string(ordinal) + " was requested, but " +
                            "the HIP runtime sees " + std::to_string(count) + " (ordinals 0 to " +
                            std::to_string(count - 1) + ")");
-  // Forget any earlier selection: hipInit may have been a re-initialization.
-  selectedApi = nullptr;
-  if (Status s = selectDevice(*api, options.ordinal); !s.ok())
-    return s;
-  return std::unique_ptr<Device>(new HipDevice(api, options.ordinal, count));
+  return std::unique_ptr<Device>(new HipDevice(api, ordinal, count));
 }
 
 } // namespace mxf::runtime

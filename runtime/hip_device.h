@@ -10,6 +10,7 @@
 
 #include "numerics/status.h"
 #include "runtime/device.h"
+#include "runtime/device_factory.h"
 
 #include <memory>
 #include <string>
@@ -21,11 +22,17 @@ struct HipDeviceOptions {
   /// Libraries to try, in order. Empty: MXFORGE_HIP_LIBRARY when set, else
   /// libamdhip64.so, .so.7, .so.6, .so.5.
   std::vector<std::string> libraries;
-  /// Which GPU (hipSetDevice ordinal).
+  /// Which GPU (a hipSetDevice ordinal), or kCurrentDevice: the calling
+  /// thread's current device when the device is opened (what a
+  /// tensor-parallel rank has selected).
   int ordinal = 0;
 };
 
-/// Loads the HIP runtime, initializes it and selects GPU `ordinal`.
+
+/// Loads the HIP runtime, initializes it and checks GPU `ordinal`. Nothing
+/// here or in the device's methods leaves the calling thread's current
+/// device changed: a call that needs another GPU selects it and restores
+/// the caller's before returning (docs/runtime.md, "Devices").
 Result<std::unique_ptr<Device>> openHipDevice(const HipDeviceOptions &options = {});
 
 } // namespace mxf::runtime

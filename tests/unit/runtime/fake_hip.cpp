@@ -34,6 +34,7 @@ struct Function {
 struct Module {
   std::vector<unsigned char> image;
   std::vector<std::unique_ptr<Function>> functions; // invalid after unload, as in HIP
+  bool realElf = false;
 };
 
 struct State {
@@ -107,6 +108,11 @@ FAKE_EXPORT int fakeHipLaunchCount() {
 FAKE_EXPORT const FakeHipLaunch *fakeHipLastLaunch() { return &state().last; }
 
 FAKE_EXPORT const char *fakeHipCallLog() { return state().log.c_str(); }
+
+FAKE_EXPORT void fakeHipClearLog() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().log.clear();
+}
 
 FAKE_EXPORT size_t fakeHipLiveAllocations() {
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -212,6 +218,37 @@ FAKE_EXPORT int hipSetDevice(int device) {
   return 0;
 }
 
+FAKE_EXPORT int hipGetDevice(int *device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipGetDevice");
+  if (int e = injected(s, "hipGetDevice"))
+    return e;
+  if (!device)
+    return 1;
+  *device = currentDevice;
+  return 0;
+}
+
+// Stream capture as a marker in the call log: a test brackets a launch with
+// these and checks that nothing but the launch (and device queries) came
+// between them. The fake builds no graph.
+FAKE_EXPORT int hipStreamBeginCapture(void *stream, int mode) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipStreamBeginCapture");
+  return 0;
+}
+
+FAKE_EXPORT int hipStreamEndCapture(void *stream, void **graph) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipStreamEndCapture");
+  if (graph)
+    *graph = nullptr;
+  return 0;
+}
+
 FAKE_EXPORT int hipMalloc(void **pointer, size_t bytes) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -265,6 +302,22 @@ FAKE_EXPORT int hipModuleLoadData(void **module, const void *image) {
                             "ELF",
                             4) != 0)
     return 200;
+  // A real 64-bit ELF (a code object of our compiler, as the C API tests
+  // load): its size from the section header table, which ends the file in
+  // what lld writes; its functions are the names in its string tables.
+  if (bytes[4] == 2) {
+    uint64_t sectionHeaders;
+    uint16_t entrySize, entries;
+    std::memcpy(&sectionHeaders, bytes + 0x28, 8);
+    std::memcpy(&entrySize, bytes + 0x3a, 2);
+    std::memcpy(&entries, bytes + 0x3c, 2);
+    size_t size = size_t(sectionHeaders) + size_t(entrySize) * entries;
+    auto *m = new Module{std::vector<unsigned char>(bytes, bytes + size), {}};
+    m->realElf = true;
+    s.modules[m] = true;
+    *module = m;
+    return 0;
+  }
   // The fake's "ELF": the magic, then kernel names as NUL-terminated strings,
   // ended by an empty one.
   size_t size = 4;
@@ -294,6 +347,17 @@ FAKE_EXPORT int hipModuleGetFunction(void **function, void *module, const char *
   auto *m = static_cast<Module *>(module);
   if (!s.modules.count(m))
     return 1;
+  if (m->realElf) {
+    // Any NUL-terminated string of the image that equals `name`.
+    const std::string wanted = std::string(name) + '\0';
+    for (size_t at = 1; at + wanted.size() <= m->image.size(); ++at)
+      if (m->image[at - 1] == 0 && std::memcmp(&m->image[at], wanted.data(), wanted.size()) == 0) {
+        m->functions.push_back(std::make_unique<Function>(Function{m, name}));
+        *function = m->functions.back().get();
+        return 0;
+      }
+    return 500;
+  }
   for (size_t at = 4; at < m->image.size() && m->image[at] != 0;) {
     const char *candidate = reinterpret_cast<const char *>(&m->image[at]);
     if (std::strcmp(candidate, name) == 0) {

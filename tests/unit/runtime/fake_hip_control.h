@@ -40,6 +40,7 @@ typedef int (*FakeHipLaunchCountFn)(void);
 typedef const FakeHipLaunch *(*FakeHipLastLaunchFn)(void);
 typedef const char *(*FakeHipCallLogFn)(void);
 typedef size_t (*FakeHipCountFn)(void);
+typedef void (*FakeHipClearLogFn)(void);
 }
 
 #endif // MXFORGE_TESTS_UNIT_RUNTIME_FAKE_HIP_CONTROL_H

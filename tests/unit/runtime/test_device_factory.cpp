@@ -44,7 +44,7 @@ TEST(DeviceFactory, HipGoesThroughTheLibraryLookup) {
     unsetenv("MXFORGE_HIP_LIBRARY");
 }
 
-Result<std::unique_ptr<Device>> openNothing() { return Status::failure("opened the test kind"); }
+Result<std::unique_ptr<Device>> openNothing(const DeviceOpenOptions &) { return Status::failure("opened the test kind"); }
 
 TEST(DeviceFactory, RegisteredBackends) {
   registerDeviceBackend("test-kind", &openNothing);

@@ -37,6 +37,12 @@ struct FakeHip {
   FakeHipCallLogFn callLog;
   FakeHipCountFn liveAllocations;
   FakeHipCountFn loadedModules;
+  FakeHipClearLogFn clearLog;
+  // HIP entry points the engine itself would call.
+  int (*setDevice)(int);
+  int (*getDevice)(int *);
+  int (*beginCapture)(void *, int);
+  int (*endCapture)(void *, void **);
 
   static FakeHip &get() {
     static FakeHip fake = [] {
@@ -50,6 +56,13 @@ struct FakeHip {
       f.callLog = reinterpret_cast<FakeHipCallLogFn>(dlsym(handle, "fakeHipCallLog"));
       f.liveAllocations = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLiveAllocations"));
       f.loadedModules = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLoadedModules"));
+      f.clearLog = reinterpret_cast<FakeHipClearLogFn>(dlsym(handle, "fakeHipClearLog"));
+      f.setDevice = reinterpret_cast<int (*)(int)>(dlsym(handle, "hipSetDevice"));
+      f.getDevice = reinterpret_cast<int (*)(int *)>(dlsym(handle, "hipGetDevice"));
+      f.beginCapture =
+          reinterpret_cast<int (*)(void *, int)>(dlsym(handle, "hipStreamBeginCapture"));
+      f.endCapture =
+          reinterpret_cast<int (*)(void *, void **)>(dlsym(handle, "hipStreamEndCapture"));
       return f;
     }();
     return fake;
@@ -83,6 +96,13 @@ class HipDeviceTest : public ::testing::Test {
 protected:
   void SetUp() override { FakeHip::get().reset(kFakeHipWorking, 1); }
   FakeHip &fake = FakeHip::get();
+
+  /// The calling thread's current device, as the engine would read it.
+  int callersDevice() {
+    int device = -1;
+    EXPECT_EQ(fake.getDevice(&device), 0);
+    return device;
+  }
 };
 
 //===--- No library, no GPU ----------------------------------------------------===//
@@ -208,7 +228,101 @@ TEST_F(HipDeviceTest, OpensAndDescribesItself) {
   EXPECT_EQ(device.value()->kind(), "hip");
   EXPECT_EQ(device.value()->description(),
             std::string("hip (AMD GPU 0 of 1, via ") + FAKE_HIP_PATH + ")");
-  EXPECT_EQ(std::string(fake.callLog()), "hipInit hipGetDeviceCount hipSetDevice(0)");
+  // Opening selects nothing: the caller's device is the caller's.
+  EXPECT_EQ(std::string(fake.callLog()), "hipInit hipGetDeviceCount");
+}
+
+TEST_F(HipDeviceTest, OpensTheCallersCurrentDevice) {
+  fake.reset(kFakeHipWorking, 4);
+  ASSERT_EQ(fake.setDevice(2), 0);
+  fake.clearLog();
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions(kCurrentDevice));
+  ASSERT_TRUE(device.ok()) << device.error();
+  EXPECT_EQ(device.value()->description(),
+            std::string("hip (AMD GPU 2 of 4, via ") + FAKE_HIP_PATH + ")");
+  EXPECT_EQ(std::string(fake.callLog()), "hipInit hipGetDeviceCount hipGetDevice");
+  // Its work goes to GPU 2 from a thread whose current device is 0.
+  std::thread other([&] {
+    EXPECT_EQ(callersDevice(), 0);
+    Module module =
+        device.value()->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+    Kernel kernel = device.value()->getKernel(module, "fake_fill").value();
+    DeviceBuffer out = device.value()->allocate(4).value();
+    EXPECT_TRUE(device.value()
+                    ->launch(kernel, LaunchConfig{}, KernelArgs().buffer(out).value(1u).value(1u))
+                    .ok());
+    EXPECT_EQ(fake.lastLaunch()->device, 2);
+    EXPECT_EQ(callersDevice(), 0);
+  });
+  other.join();
+  EXPECT_EQ(callersDevice(), 2);
+}
+
+TEST_F(HipDeviceTest, FailedDeviceQueryIsNamed) {
+  fake.failNext("hipGetDevice", 999);
+  Result<std::unique_ptr<Device>> device = openHipDevice(fakeOptions(kCurrentDevice));
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error(), "cannot find the caller's current AMD GPU: hipGetDevice failed: error "
+                            "999 (hipErrorUnknown: unknown error)");
+}
+
+// Every method, from several threads whose current devices differ from the
+// device's and from each other: each does its work on GPU 3 and leaves the
+// thread on the device it had. The log shows each switch paired with its
+// restore.
+TEST_F(HipDeviceTest, NeverLeavesTheCallersDeviceChanged) {
+  fake.reset(kFakeHipWorking, 4);
+  std::unique_ptr<Device> device = openFake(3);
+  Module module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+  Kernel kernel = device->getKernel(module, "fake_fill").value();
+  EXPECT_EQ(callersDevice(), 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      const int mine = t; // thread 3 already is on the device's GPU
+      ASSERT_EQ(fake.setDevice(mine), 0);
+      for (int round = 0; round < 20; ++round) {
+        DeviceBuffer out = device->allocate(16).value();
+        EXPECT_EQ(callersDevice(), mine);
+        uint32_t in[4] = {1, 2, 3, 4}, back[4] = {};
+        EXPECT_TRUE(device->copyIn(out, 0, in, 16).ok());
+        EXPECT_EQ(callersDevice(), mine);
+        EXPECT_TRUE(
+            device->launch(kernel, LaunchConfig{}, KernelArgs().buffer(out).value(7u).value(4u))
+                .ok());
+        EXPECT_EQ(callersDevice(), mine);
+        EXPECT_TRUE(device->synchronize().ok());
+        EXPECT_TRUE(device->copyOut(out, 0, back, 16).ok());
+        EXPECT_EQ(back[3], 7u);
+        EXPECT_TRUE(device->free(out).ok());
+        EXPECT_EQ(callersDevice(), mine);
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(callersDevice(), 0);
+  EXPECT_EQ(fake.lastLaunch()->device, 3);
+}
+
+// A launch is legal inside HIP graph capture: between the engine's
+// hipStreamBeginCapture and hipStreamEndCapture only the launch (and the
+// thread-local device query) reaches HIP, no allocation, copy or sync.
+TEST_F(HipDeviceTest, LaunchInsideStreamCapture) {
+  std::unique_ptr<Device> device = openFake();
+  Module module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+  Kernel kernel = device->getKernel(module, "fake_fill").value();
+  DeviceBuffer out = device->allocate(16).value();
+  void *stream = reinterpret_cast<void *>(0x57ea);
+  fake.clearLog();
+  ASSERT_EQ(fake.beginCapture(stream, 0), 0);
+  LaunchConfig config;
+  config.stream = stream;
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(device->launch(kernel, config, KernelArgs().buffer(out).value(1u).value(4u)).ok());
+  ASSERT_EQ(fake.endCapture(stream, nullptr), 0);
+  EXPECT_EQ(std::string(fake.callLog()),
+            "hipStreamBeginCapture hipGetDevice hipModuleLaunchKernel hipGetDevice "
+            "hipModuleLaunchKernel hipGetDevice hipModuleLaunchKernel hipStreamEndCapture");
 }
 
 TEST_F(HipDeviceTest, MemoryGoesThroughHipWithTheRightCopyKinds) {
@@ -224,7 +338,9 @@ TEST_F(HipDeviceTest, MemoryGoesThroughHipWithTheRightCopyKinds) {
   ASSERT_TRUE(device->free(buffer).ok());
   EXPECT_EQ(fake.liveAllocations(), 0u);
   std::string log = fake.callLog();
-  EXPECT_NE(log.find("hipMalloc(64) hipMemcpy(64,1) hipMemcpy(64,2) hipFree"), std::string::npos)
+  EXPECT_NE(log.find("hipMalloc(64) hipGetDevice hipMemcpy(64,1) hipGetDevice hipMemcpy(64,2) "
+                     "hipGetDevice hipFree"),
+            std::string::npos)
       << log;
 }
 
@@ -380,15 +496,19 @@ TEST_F(HipDeviceTest, RoundTripThroughAFakeKernel) {
   EXPECT_EQ(result, std::vector<uint32_t>(10, 0xc0ffeeu));
 }
 
-TEST_F(HipDeviceTest, SelectsItsDeviceOnEveryThread) {
+TEST_F(HipDeviceTest, SelectsItsDeviceOnEveryThreadAndRestoresIt) {
   fake.reset(kFakeHipWorking, 2);
   std::unique_ptr<Device> device = openFake(1);
   Module module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
   Kernel kernel = device->getKernel(module, "fake_fill").value();
   DeviceBuffer out = device->allocate(4).value();
   std::thread other([&] {
+    fake.clearLog();
     LaunchConfig config;
     EXPECT_TRUE(device->launch(kernel, config, KernelArgs().buffer(out).value(1u).value(1u)).ok());
+    EXPECT_EQ(std::string(fake.callLog()),
+              "hipGetDevice hipSetDevice(1) hipModuleLaunchKernel hipSetDevice(0)");
+    EXPECT_EQ(callersDevice(), 0);
   });
   other.join();
   EXPECT_EQ(fake.lastLaunch()->device, 1);
