@@ -14,6 +14,7 @@
 #include "compiler/jit/kernel_table.h"
 #include "abi/operands.h"
 #include "runtime/device.h"
+#include "runtime/spec_launcher.h"
 
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include <vector>
 
 struct mxf_kernel {
+  mxf_context *context = nullptr; // the context that loaded it
   mxf::KernelHandle handle;
   mxf::runtime::Module module;
   mxf::runtime::Kernel deviceKernel;
@@ -109,6 +111,27 @@ void recordBundle(mxf_context &context, const std::string &path,
 /// when `onDevice`) in the listing. Locks the mutex unless `locked`.
 void recordKernel(mxf_context &context, const mxf::KernelHandle &handle, bool onDevice,
                   bool locked = false);
+
+/// The checked operands of one launch of `kernel` (mxf_launch,
+/// mxf_kernel_launch_params): pointers in ABI order and row strides by name.
+struct LaunchOperands {
+  std::vector<mxf::runtime::KernelArg> args;
+  mxf::runtime::RowStrides strides;
+};
+/// Checks that `kernel` is `context`'s, the operand count, 1 <= m <= the
+/// bucket, every pointer (non-null; inside an mxf_malloc buffer with room
+/// for m rows at its stride when it is one, and always on the emu device).
+/// Errors start with `function`.
+mxf_status checkLaunchOperands(const char *function, mxf_context &context,
+                               const mxf_kernel &kernel, int m, void *const *operands,
+                               const int64_t *rowStrides, size_t operandCount,
+                               LaunchOperands &checked);
+
+/// The compiler a new context's kernel table gets: the in-process JIT in
+/// libmxforge (jit_full.cpp); in libmxforge_runtime (jit_none.cpp) a reader
+/// of the disk cache that compiles nothing, so that the runtime library
+/// links no LLVM or MLIR.
+std::optional<mxf::JitCompiler> contextCompiler(int codeObjectVersion);
 
 /// "<function>: <what> is NULL" as MXF_ERROR_INVALID_ARGUMENT.
 mxf_status nullArgument(const char *function, const char *what);

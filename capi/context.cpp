@@ -2,12 +2,12 @@
 
 #include "capi/capi_internal.h"
 
-#include "compiler/jit/in_process_jit.h"
 #include "runtime/device_factory.h"
 #include "runtime/spec_launcher.h"
 #include "spec/buckets.h"
 
 #include <array>
+#include <cstddef>
 #include <cstring>
 
 using mxf::capi::fail;
@@ -29,7 +29,7 @@ namespace {
 /// failure means no bundle holds the spec (or no bucket >= M); otherwise it
 /// is the JIT's.
 mxf_status tableFailureStatus(const mxf_context &context) {
-  return context.strict ? MXF_ERROR_NOT_FOUND : MXF_ERROR_COMPILE;
+  return context.strict || !mxf_library_has_jit() ? MXF_ERROR_NOT_FOUND : MXF_ERROR_COMPILE;
 }
 
 } // namespace
@@ -46,6 +46,7 @@ void mxf_context_options_init(mxf_context_options *options) {
   options->cache_mode = MXF_CACHE_FROM_ENVIRONMENT;
   options->cache_directory = nullptr;
   options->code_object_version = 5;
+  options->device_ordinal = MXF_DEVICE_CURRENT;
 }
 
 mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **context) {
@@ -55,8 +56,16 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     *context = nullptr;
     mxf_context_options options;
     mxf_context_options_init(&options);
-    if (given)
-      options = *given;
+    if (given) {
+      // A 1.0/1.1 caller's struct ends before device_ordinal: read only
+      // what it has, and give it GPU 0 as those versions did.
+      const bool hasOrdinal = (given->api_version >> 16) == MXFORGE_API_VERSION_MAJOR &&
+                              (given->api_version & 0xFFFF) >= 2;
+      std::memcpy(&options, given,
+                  hasOrdinal ? sizeof options : offsetof(mxf_context_options, device_ordinal));
+      if (!hasOrdinal)
+        options.device_ordinal = 0;
+    }
     if ((options.api_version >> 16) != MXFORGE_API_VERSION_MAJOR)
       return fail(MXF_ERROR_VERSION,
                   "mxf_context_create: options are for C API version " +
@@ -76,7 +85,7 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
     if (!lateJit.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_context_create: " + lateJit.error());
     tableOptions.lateJit = lateJit.value();
-    tableOptions.jit = mxf::inProcessJit(cov);
+    tableOptions.jit = mxf::capi::contextCompiler(cov);
     switch (options.cache_mode) {
     case MXF_CACHE_FROM_ENVIRONMENT:
       tableOptions.cache = mxf::cacheLocationFromEnvironment();
@@ -97,7 +106,14 @@ mxf_status mxf_context_create(const mxf_context_options *given, mxf_context **co
                                                   std::to_string(int(options.cache_mode)));
     }
     const char *kind = options.device ? options.device : "hip";
-    mxf::Result<std::unique_ptr<mxf::runtime::Device>> device = mxf::runtime::openDevice(kind);
+    if (options.device_ordinal < MXF_DEVICE_CURRENT)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_context_create: device_ordinal " + std::to_string(options.device_ordinal) +
+                      " is not a GPU ordinal (0, 1, ...) or MXF_DEVICE_CURRENT (-1)");
+    mxf::runtime::DeviceOpenOptions deviceOptions;
+    deviceOptions.ordinal = options.device_ordinal;
+    mxf::Result<std::unique_ptr<mxf::runtime::Device>> device =
+        mxf::runtime::openDevice(kind, deviceOptions);
     if (!device.ok())
       return fail(MXF_ERROR_DEVICE, "mxf_context_create: " + device.error());
     auto created = std::make_unique<mxf_context>();
@@ -278,6 +294,7 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
       return fail(MXF_ERROR_DEVICE, "mxf_find_kernel: " + deviceKernel.error());
     }
     auto entry = std::make_unique<mxf_kernel>();
+    entry->context = context;
     entry->handle = handle.value();
     entry->module = module.value();
     entry->deviceKernel = deviceKernel.value();
@@ -370,64 +387,14 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
       return nullArgument("mxf_launch", "context");
     if (!kernel)
       return nullArgument("mxf_launch", "kernel");
-    if (!operands && operandCount)
-      return nullArgument("mxf_launch", "operands");
-    {
-      std::lock_guard<std::mutex> lock(context->mutex);
-      auto found = context->kernels.find(kernel->handle.get());
-      if (found == context->kernels.end() || found->second.get() != kernel)
-        return fail(MXF_ERROR_INVALID_ARGUMENT,
-                    "mxf_launch: the kernel does not belong to this context");
-    }
-    if (operandCount != kernel->operands.size())
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_launch: " + kernel->spec + " takes " +
-                      std::to_string(kernel->operands.size()) + " operands, " +
-                      std::to_string(operandCount) + " were given");
-    const mxf::KernelSpec &spec = kernel->handle->spec;
-    if (m < 1 || m > spec.M)
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_launch: M=" + std::to_string(m) + " is outside 1.." +
-                      std::to_string(spec.M) + " (the bucket of " + kernel->spec +
-                      ")");
-    mxf::runtime::RowStrides strides;
-    for (size_t i = 0; rowStrides && i < operandCount; ++i)
-      if (rowStrides[i] != 0)
-        strides[kernel->operands[i].name] = rowStrides[i];
-    // The operands at m rows, built once: what each pointer must hold.
-    const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(spec, m);
-    std::vector<mxf::runtime::KernelArg> args;
-    for (size_t i = 0; i < operandCount; ++i) {
-      if (!operands[i])
-        return fail(MXF_ERROR_INVALID_ARGUMENT, std::string("mxf_launch: operand ") +
-                                                    kernel->operands[i].name + " is NULL");
-      const uint64_t address = reinterpret_cast<uint64_t>(operands[i]);
-      // Memory of mxf_malloc is checked against the operand's size; other
-      // pointers (the engine's own allocations) are the caller's to size.
-      // m rows (not the bucket) is what the kernel touches.
-      mxf::Result<int64_t> stride = mxf::runtime::rowStrideOf(atM[i], strides);
-      if (!stride.ok())
-        return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch: " + stride.error());
-      const uint64_t needed = mxf::operandSpanBytes(atM[i], stride.value());
-      std::optional<uint64_t> room = mxf::capi::bytesFrom(*context, address);
-      if (!room && context->onlyOwnBuffers)
-        return fail(MXF_ERROR_INVALID_ARGUMENT,
-                    std::string("mxf_launch: operand ") + kernel->operands[i].name +
-                        " is not inside a buffer of this context's mxf_malloc (the emu "
-                        "device reaches no other memory; a buffer of another context is "
-                        "not this one's)");
-      if (room && *room < needed)
-        return fail(MXF_ERROR_INVALID_ARGUMENT,
-                    std::string("mxf_launch: operand ") + kernel->operands[i].name + " has " +
-                        std::to_string(*room) + " bytes of its buffer from the pointer on, " +
-                        "the kernel needs " + std::to_string(needed) + " for m=" +
-                        std::to_string(m) + " rows (" +
-                        atM[i].derivation + ")");
-      args.push_back(mxf::runtime::KernelArg::pointer(address));
-    }
+    mxf::capi::LaunchOperands checked;
+    if (mxf_status s = mxf::capi::checkLaunchOperands("mxf_launch", *context, *kernel, m, operands,
+                                                       rowStrides, operandCount, checked);
+        s != MXF_SUCCESS)
+      return s;
     mxf::Status launched = mxf::runtime::launchSpecKernel(
-        *context->device, kernel->deviceKernel, spec, kernel->handle->object.launch, m, args,
-        strides, stream);
+        *context->device, kernel->deviceKernel, kernel->handle->spec,
+        kernel->handle->object.launch, m, checked.args, checked.strides, stream);
     if (!launched.ok())
       return fail(MXF_ERROR_DEVICE, "mxf_launch: " + launched.message());
     return MXF_SUCCESS;
@@ -435,3 +402,65 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
 }
 
 } // extern "C"
+
+namespace mxf::capi {
+
+mxf_status checkLaunchOperands(const char *function, mxf_context &context,
+                               const mxf_kernel &kernel, int m, void *const *operands,
+                               const int64_t *rowStrides, size_t operandCount,
+                               LaunchOperands &checked) {
+  const std::string name = function;
+  if (!operands && operandCount)
+    return nullArgument(function, "operands");
+  {
+    std::lock_guard<std::mutex> lock(context.mutex);
+    auto found = context.kernels.find(kernel.handle.get());
+    if (found == context.kernels.end() || found->second.get() != &kernel)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  name + ": the kernel does not belong to this context");
+  }
+  if (operandCount != kernel.operands.size())
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                name + ": " + kernel.spec + " takes " + std::to_string(kernel.operands.size()) +
+                    " operands, " + std::to_string(operandCount) + " were given");
+  const mxf::KernelSpec &spec = kernel.handle->spec;
+  if (m < 1 || m > spec.M)
+    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": M=" + std::to_string(m) +
+                                                " is outside 1.." + std::to_string(spec.M) +
+                                                " (the bucket of " + kernel.spec + ")");
+  for (size_t i = 0; rowStrides && i < operandCount; ++i)
+    if (rowStrides[i] != 0)
+      checked.strides[kernel.operands[i].name] = rowStrides[i];
+  // The operands at m rows, built once: what each pointer must hold.
+  const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(spec, m);
+  for (size_t i = 0; i < operandCount; ++i) {
+    if (!operands[i])
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  name + ": operand " + kernel.operands[i].name + " is NULL");
+    const uint64_t address = reinterpret_cast<uint64_t>(operands[i]);
+    // Memory of mxf_malloc is checked against the operand's size; other
+    // pointers (the engine's own allocations) are the caller's to size.
+    // m rows (not the bucket) is what the kernel touches.
+    mxf::Result<int64_t> stride = mxf::runtime::rowStrideOf(atM[i], checked.strides);
+    if (!stride.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + stride.error());
+    const uint64_t needed = mxf::operandSpanBytes(atM[i], stride.value());
+    std::optional<uint64_t> room = bytesFrom(context, address);
+    if (!room && context.onlyOwnBuffers)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  name + ": operand " + kernel.operands[i].name +
+                      " is not inside a buffer of this context's mxf_malloc (the emu "
+                      "device reaches no other memory; a buffer of another context is "
+                      "not this one's)");
+    if (room && *room < needed)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  name + ": operand " + kernel.operands[i].name + " has " +
+                      std::to_string(*room) + " bytes of its buffer from the pointer on, " +
+                      "the kernel needs " + std::to_string(needed) + " for m=" +
+                      std::to_string(m) + " rows (" + atM[i].derivation + ")");
+    checked.args.push_back(mxf::runtime::KernelArg::pointer(address));
+  }
+  return MXF_SUCCESS;
+}
+
+} // namespace mxf::capi

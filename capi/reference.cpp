@@ -4,7 +4,7 @@
 
 #include "numerics/reference.h"
 #include "spec/reference_problem.h"
-#include "templates/registry.h"
+#include "templates/family_rules.h"
 
 #include <cstring>
 

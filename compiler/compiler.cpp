@@ -459,11 +459,11 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
                         std::string("no kernel template is registered for ") +
                             kernelOpName(spec.op),
                         nullptr);
-  if (Status supported = family->checkSupported(spec); !supported.ok())
+  if (Status supported = family->rules.checkSupported(spec); !supported.ok())
     return stageFailure(CompileStage::Mxf, printSpec(spec), supported.message(), nullptr);
   // What the code depends on: specs of one tiling class compile to the
   // same code object, named and cached by this spec.
-  const KernelSpec codeSpec = family->codeSpec(spec);
+  const KernelSpec codeSpec = family->rules.codeSpec(spec);
   const std::string specText = printSpec(codeSpec);
   // Declared before the module: the module must go before its context does.
   ContextLease context;
@@ -472,7 +472,7 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
   if (Status built = tryBuildMxfModule(codeSpec, context.get(), module); !built.ok())
     return stageFailure(CompileStage::Mxf, specText,
                         "building the mxf module failed: " + built.message(), &diagnostics);
-  const LaunchRecord launch = family->launchRecord(codeSpec);
+  const LaunchRecord launch = family->rules.launchRecord(codeSpec);
   Result<CodeObject> compiled =
       runStages(module.get(), options, specText, templateLowering(), diagnostics, &launch);
   if (!compiled.ok() || stop != CompileStage::Hsaco)

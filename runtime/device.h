@@ -131,6 +131,12 @@ public:
   /// and `report`, when given, receives its counters.
   virtual Status launch(const Kernel &kernel, const LaunchConfig &config, const KernelArgs &args,
                         LaunchReport *report = nullptr) = 0;
+  /// Launches with a kernarg segment the caller packed (mxf_kernel_launch_params):
+  /// exactly the kernel's `kernargSize` bytes, hidden arguments included.
+  /// The geometry is checked as in launch; the bytes are the caller's.
+  virtual Status launchPacked(const Kernel &kernel, const LaunchConfig &config,
+                              const void *kernarg, size_t kernargBytes,
+                              LaunchReport *report = nullptr) = 0;
   /// Waits until every launch on this device has finished.
   virtual Status synchronize() = 0;
 };

@@ -9,6 +9,9 @@
 
 #include "runtime/device_base.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <cstdio>
 #include <set>
 
@@ -182,28 +185,68 @@ Result<Kernel> DeviceBase::getKernel(Module module, std::string_view name) {
 
 //===--- Launch ---------------------------------------------------------------------===//
 
-Status DeviceBase::launch(const Kernel &kernel, const LaunchConfig &config, const KernelArgs &args,
-                          LaunchReport *report) {
+Result<DeviceBase::Launchable> DeviceBase::findLaunchable(const Kernel &kernel) {
   if (!kernel.info)
     return Status::failure("launch: the kernel handle is empty (not from getKernel)");
-  uint64_t backendModule = 0;
-  std::shared_ptr<const KernelInfo> info;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = modules_.find(kernel.moduleId);
-    if (it == modules_.end())
-      return Status::failure("launch '" + kernel.name() + "': its module " +
-                             std::to_string(kernel.moduleId) + " is not loaded on this " +
-                             deviceName() + " (unloaded, or loaded on another device)");
-    for (const auto &candidate : it->second.kernels)
-      if (candidate == kernel.info)
-        info = candidate;
-    if (!info)
-      return Status::failure("launch '" + kernel.name() + "': the kernel handle does not " +
-                             "belong to module " + std::to_string(kernel.moduleId) + " of this " +
-                             deviceName());
-    backendModule = it->second.backendModule;
-  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = modules_.find(kernel.moduleId);
+  if (it == modules_.end())
+    return Status::failure("launch '" + kernel.name() + "': its module " +
+                           std::to_string(kernel.moduleId) + " is not loaded on this " +
+                           deviceName() + " (unloaded, or loaded on another device)");
+  for (const auto &candidate : it->second.kernels)
+    if (candidate == kernel.info)
+      return Launchable{it->second.backendModule, candidate};
+  return Status::failure("launch '" + kernel.name() + "': the kernel handle does not " +
+                         "belong to module " + std::to_string(kernel.moduleId) + " of this " +
+                         deviceName());
+}
+
+Status DeviceBase::submit(const Kernel &kernel, const Launchable &target,
+                          const LaunchConfig &config, const KernargBuffer &kernargs,
+                          LaunchReport *report) {
+  LaunchRequest request;
+  request.backendModule = target.backendModule;
+  request.function = kernel.function;
+  request.info = target.info.get();
+  request.config = &config;
+  request.kernargs = &kernargs;
+  request.report = report;
+  if (report)
+    report->counters.clear();
+  if (Status s = backendLaunch(request); !s.ok())
+    return Status::failure("launch '" + target.info->name + "' on the " + deviceName() + ": " +
+                           s.message());
+  return Status::success();
+}
+
+Status DeviceBase::launchPacked(const Kernel &kernel, const LaunchConfig &config,
+                                const void *kernarg, size_t kernargBytes, LaunchReport *report) {
+  Result<Launchable> target = findLaunchable(kernel);
+  if (!target.ok())
+    return target.status();
+  const KernelInfo &info = *target.value().info;
+  if (!kernarg)
+    return Status::failure("launch '" + info.name + "': the kernarg buffer is null");
+  if (kernargBytes != info.kernargSize)
+    return Status::failure("launch '" + info.name + "': the kernarg buffer has " +
+                           std::to_string(kernargBytes) + " bytes, the kernel's segment is " +
+                           std::to_string(info.kernargSize));
+  if (Status s = checkLaunchGeometry(
+          info, LaunchGeometry{config.grid, config.workgroup, config.dynamicLdsBytes});
+      !s.ok())
+    return Status::failure("launch: " + s.message());
+  KernargBuffer copy(info.kernargSize, std::max<size_t>(info.kernargAlign, KernargBuffer::kMinAlign));
+  std::memcpy(copy.data(), kernarg, kernargBytes);
+  return submit(kernel, target.value(), config, copy, report);
+}
+
+Status DeviceBase::launch(const Kernel &kernel, const LaunchConfig &config, const KernelArgs &args,
+                          LaunchReport *report) {
+  Result<Launchable> target = findLaunchable(kernel);
+  if (!target.ok())
+    return target.status();
+  const std::shared_ptr<const KernelInfo> &info = target.value().info;
   Result<KernargBuffer> kernargs = packKernelArgs(
       *info, args, LaunchGeometry{config.grid, config.workgroup, config.dynamicLdsBytes});
   if (!kernargs.ok())
@@ -226,19 +269,7 @@ Status DeviceBase::launch(const Kernel &kernel, const LaunchConfig &config, cons
                                std::to_string(i) + " '" + arg.name + "')");
     }
   }
-  LaunchRequest request;
-  request.backendModule = backendModule;
-  request.function = kernel.function;
-  request.info = info.get();
-  request.config = &config;
-  request.kernargs = &kernargs.value();
-  request.report = report;
-  if (report)
-    report->counters.clear();
-  if (Status s = backendLaunch(request); !s.ok())
-    return Status::failure("launch '" + info->name + "' on the " + deviceName() + ": " +
-                           s.message());
-  return Status::success();
+  return submit(kernel, target.value(), config, kernargs.value(), report);
 }
 
 void DeviceBase::releaseAll() {

@@ -39,6 +39,8 @@ public:
                                 std::vector<KernelInfo> kernels) final;
   Status unloadModule(Module module) final;
   Result<Kernel> getKernel(Module module, std::string_view name) final;
+  Status launchPacked(const Kernel &kernel, const LaunchConfig &config, const void *kernarg,
+                      size_t kernargBytes, LaunchReport *report = nullptr) final;
   Status launch(const Kernel &kernel, const LaunchConfig &config, const KernelArgs &args,
                 LaunchReport *report = nullptr) final;
   Status synchronize() final { return backendSynchronize(); }
@@ -72,6 +74,15 @@ protected:
   std::string deviceName() const { return std::string(kind()) + " device"; }
 
 private:
+  /// A kernel handle checked against the module table.
+  struct Launchable {
+    uint64_t backendModule = 0;
+    std::shared_ptr<const KernelInfo> info;
+  };
+  Result<Launchable> findLaunchable(const Kernel &kernel);
+  Status submit(const Kernel &kernel, const Launchable &target, const LaunchConfig &config,
+                const KernargBuffer &kernargs, LaunchReport *report);
+
   struct ModuleEntry {
     uint64_t backendModule = 0;
     std::vector<std::shared_ptr<const KernelInfo>> kernels;

@@ -10,6 +10,8 @@
 
 #include "runtime/hip_api.h"
 
+#include <string_view>
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -23,7 +25,8 @@ std::string Api::describe(int error) const {
   std::string text = std::to_string(error);
   const char *name = getErrorName ? getErrorName(error) : nullptr;
   const char *message = getErrorString ? getErrorString(error) : nullptr;
-  if (name && *name && message && *message)
+  // ROCm 5.2's hipGetErrorString returns the name itself: say it once.
+  if (name && *name && message && *message && std::string_view(name) != message)
     return text + " (" + name + ": " + message + ")";
   if (message && *message)
     return text + " (" + message + ")";

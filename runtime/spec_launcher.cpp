@@ -66,9 +66,9 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &
   return operandSpanBytes(operand.value(), stride.value());
 }
 
-Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
-                        const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
-                        const RowStrides &strides, void *stream, LaunchReport *report) {
+Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
+                                      const std::vector<KernelArg> &operands,
+                                      const RowStrides &strides, void *stream) {
   if (Status rows = checkRows(spec, record, m); !rows.ok())
     return rows;
   if (Status names = checkStrideNames(spec, strides); !names.ok())
@@ -104,9 +104,20 @@ Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &
     args.value(int32_t(m));
   for (int32_t stride : strideValues)
     args.value(stride);
-  LaunchConfig config = launchConfigFor(record, m);
-  config.stream = stream;
-  return device.launch(kernel, config, args, report);
+  SpecLaunchArgs prepared;
+  prepared.args = std::move(args);
+  prepared.config = launchConfigFor(record, m);
+  prepared.config.stream = stream;
+  return prepared;
+}
+
+Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
+                        const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
+                        const RowStrides &strides, void *stream, LaunchReport *report) {
+  Result<SpecLaunchArgs> prepared = specLaunchArgs(spec, record, m, operands, strides, stream);
+  if (!prepared.ok())
+    return prepared.status();
+  return device.launch(kernel, prepared.value().config, prepared.value().args, report);
 }
 
 Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,

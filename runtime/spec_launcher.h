@@ -62,6 +62,18 @@ Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &stri
 Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
                               const RowStrides &strides = {});
 
+/// What launchSpecKernel hands the device: the explicit arguments in ABI
+/// order (operands, m, row strides) and the grid from the launch record,
+/// after every check launchSpecKernel makes. For callers that launch
+/// themselves (mxf_kernel_launch_params packs these with packKernelArgs).
+struct SpecLaunchArgs {
+  KernelArgs args;
+  LaunchConfig config;
+};
+Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
+                                      const std::vector<KernelArg> &operands,
+                                      const RowStrides &strides = {}, void *stream = nullptr);
+
 /// Launches `kernel` (the loaded code object of `spec`, launched as `record`
 /// says) for `m` rows on memory the caller owns: `operands` holds one pointer
 /// argument per operand of kernelOperands(spec), inputs and outputs alike,

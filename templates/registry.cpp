@@ -4,6 +4,10 @@
 
 #include "templates/rotate_quant/family.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
+#include <iterator>
+
 namespace mxf {
 
 llvm::ArrayRef<TemplateFamily> templateFamilies() {
@@ -11,30 +15,27 @@ llvm::ArrayRef<TemplateFamily> templateFamilies() {
   static const TemplateFamily families[] = {
       rotateQuantFamily(),
   };
+  // Every family has its rules in familyRules() and a builder here, in the
+  // same order: one list of ops, checked once.
+  static const bool agree = [] {
+    const std::vector<FamilyRules> &rules = familyRules();
+    if (rules.size() != std::size(families))
+      return false;
+    for (size_t i = 0; i < rules.size(); ++i)
+      if (rules[i].op != families[i].rules.op)
+        return false;
+    return true;
+  }();
+  if (!agree)
+    llvm::report_fatal_error("templates: familyRules() and templateFamilies() list different ops");
   return families;
 }
 
 const TemplateFamily *findTemplateFamily(KernelOp op) {
   for (const TemplateFamily &family : templateFamilies())
-    if (family.op == op)
+    if (family.rules.op == op)
       return &family;
   return nullptr;
-}
-
-Status checkCompilable(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  const TemplateFamily *family = findTemplateFamily(spec.op);
-  if (!family)
-    return Status::failure(printSpec(spec) + " is valid, but no template generates " +
-                           kernelOpName(spec.op) + " yet");
-  return family->checkSupported(spec);
-}
-
-Result<KernelSpec> codeSpecFor(const KernelSpec &spec) {
-  if (Status compilable = checkCompilable(spec); !compilable.ok())
-    return compilable;
-  return findTemplateFamily(spec.op)->codeSpec(spec);
 }
 
 } // namespace mxf

@@ -4,26 +4,13 @@
 
 #include "compiler/compiler.h"
 #include "templates/registry.h"
-#include "support/version.h"
-#include "abi/versions.h"
-
-#include "llvm/Config/llvm-config.h"
+#include "compiler/jit/toolchain_identity.h"
 
 namespace mxf {
 
-ToolchainIdentity inProcessToolchain(int codeObjectVersion) {
-  ToolchainIdentity identity;
-  identity.mxforgeVersion = mxforgeVersion();
-  identity.llvmVersion = LLVM_VERSION_STRING;
-  identity.target = kBundleTarget;
-  identity.codeObjectVersion = codeObjectVersion;
-  identity.templateRevision = kTemplateRevision;
-  return identity;
-}
-
 JitCompiler inProcessJit(int codeObjectVersion) {
   JitCompiler jit;
-  jit.identity = inProcessToolchain(codeObjectVersion);
+  jit.identity = toolchainIdentity(codeObjectVersion);
   jit.compile = [codeObjectVersion](const KernelSpec &spec) {
     CompileOptions options;
     options.codeObjectVersion = codeObjectVersion;

@@ -14,8 +14,6 @@ namespace mxf {
 
 /// The identity of this build's compiler: mxforge and LLVM versions, the
 /// gfx950 target with xnack/sramecc "any", the template revision.
-ToolchainIdentity inProcessToolchain(int codeObjectVersion = 5);
-
 /// compileSpec with the default spec frontend (installed on first use).
 JitCompiler inProcessJit(int codeObjectVersion = 5);
 

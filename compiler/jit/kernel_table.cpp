@@ -235,6 +235,13 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
       }
       // A rejected entry was reported by the cache; compiling replaces it.
     }
+    if (!jit.compile)
+      return Result<CodeObject>::failure(
+          "'" + codeText + "' is in no loaded bundle" +
+          (cache_ ? " and not in the disk cache (" + cache_->directory() + ")"
+                  : std::string(" (the disk cache is off)")) +
+          ", and this library cannot compile it (libmxforge_runtime has no JIT: load a bundle "
+          "that holds it, or use libmxforge)");
     if (startupDone_.load()) {
       LateJitPolicy policy;
       {

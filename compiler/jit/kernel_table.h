@@ -51,6 +51,8 @@ struct ToolchainIdentity {
 
 /// A compiler the table may call: compiles one validated spec.
 struct JitCompiler {
+  /// Null: a reader of the disk cache that compiles nothing (the runtime-only
+  /// library); a spec missing from bundles and cache is then an error.
   std::function<Result<CodeObject>(const KernelSpec &)> compile;
   /// The spec the code of a spec is compiled for (its tiling class,
   /// templates/registry.h); specs with one code spec share one compile and

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 1
+#define MXFORGE_API_VERSION_MINOR 2
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -72,6 +72,10 @@ typedef enum mxf_cache_mode {
   MXF_CACHE_DIRECTORY = 2 /* cache_directory below */
 } mxf_cache_mode;
 
+/* device_ordinal: the calling thread's current GPU when the context is
+ * created (hipGetDevice), what a tensor-parallel rank has selected. */
+#define MXF_DEVICE_CURRENT (-1)
+
 typedef struct mxf_context_options {
   uint32_t api_version;            /* set by mxf_context_options_init */
   const char *device;              /* "emu" or "hip"; NULL means "hip" */
@@ -79,10 +83,14 @@ typedef struct mxf_context_options {
   mxf_cache_mode cache_mode;
   const char *cache_directory;     /* for MXF_CACHE_DIRECTORY */
   int code_object_version;         /* 5 or 6; 0 means 5 */
+  /* Since 1.2 (options of 1.0/1.1 callers end before it and mean GPU 0):
+   * which GPU, an ordinal or MXF_DEVICE_CURRENT. The emu device has one, 0.
+   * No mxforge call leaves the calling thread's current device changed. */
+  int device_ordinal;
 } mxf_context_options;
 
-/* Fills `options` with the defaults: device "hip", not strict, cache from the
- * environment, code object version 5. */
+/* Fills `options` with the defaults: device "hip" on the caller's current
+ * GPU, not strict, cache from the environment, code object version 5. */
 MXF_API void mxf_context_options_init(mxf_context_options *options);
 
 /* A new context; `options` may be NULL (the defaults). On failure *context
@@ -193,6 +201,93 @@ typedef struct mxf_launch_info {
   size_t code_bytes;
 } mxf_launch_info;
 MXF_API mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_info *info);
+
+/* How to launch `kernel` yourself with a packed kernarg segment: what an
+ * engine passes to hipModuleLaunchKernel (HIP_LAUNCH_PARAM_BUFFER_POINTER /
+ * _SIZE in `extra`; gridDim = grid, blockDim = workgroup, sharedMemBytes =
+ * dynamic_lds_bytes) for the code object of mxf_kernel_code_object, loaded
+ * with hipModuleLoadData and found with hipModuleGetFunction(symbol). */
+typedef struct mxf_launch_params {
+  uint32_t grid[3];           /* workgroups per dimension */
+  uint32_t workgroup[3];      /* work-items per workgroup */
+  uint32_t dynamic_lds_bytes; /* beyond the code object's static LDS (0 for ours) */
+  size_t kernarg_bytes;       /* the kernarg segment's size, hidden arguments included */
+} mxf_launch_params;
+
+/* Fills `params` and packs the kernarg segment for a launch of `m` rows on
+ * `operands` (device pointers in mxf_kernel_get_operand order; row_strides
+ * as mxf_launch_strided, may be NULL) into `kernarg` of `kernarg_capacity`
+ * bytes (16-byte alignment is enough for every kernel of ours). Checks what
+ * mxf_launch checks (operand count, m, mxf_malloc buffers big enough).
+ * When `kernarg_capacity` is too small, params->kernarg_bytes still says
+ * how many are needed and the call fails. Allocates, copies and
+ * synchronizes nothing on the device: legal to call while capturing. */
+MXF_API mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m,
+                                            void *const *operands, const int64_t *row_strides,
+                                            size_t operand_count, void *kernarg,
+                                            size_t kernarg_capacity, mxf_launch_params *params);
+
+/* The kernel's code object (a gfx950 ELF, valid while the context lives)
+ * and the symbol to look up in it (the kernel's name, without ".kd"). */
+MXF_API mxf_status mxf_kernel_code_object(const mxf_kernel *kernel, const void **bytes,
+                                          size_t *size);
+MXF_API mxf_status mxf_kernel_symbol(const mxf_kernel *kernel, const char **symbol);
+
+/* Launches `kernel` on the context's device with a kernarg segment from
+ * mxf_kernel_launch_params (exactly params->kernarg_bytes bytes): the path
+ * an engine's own launcher takes, also on the emu device. The geometry is
+ * checked; the pointers inside `kernarg` are the caller's. */
+MXF_API mxf_status mxf_launch_packed(mxf_context *context, const mxf_kernel *kernel,
+                                     const mxf_launch_params *params, const void *kernarg,
+                                     size_t kernarg_bytes, void *stream);
+
+/*===--- Formats and layouts, as values (no spec text to parse) ----------===*/
+
+/* Where the elements of an operand are. Two kernels that take the same MX
+ * format may expect different scale layouts (AITER's gemm_a4w4 wants
+ * a4w4_shuffle, others plain): ask, do not parse. */
+typedef enum mxf_layout {
+  MXF_LAYOUT_PLAIN = 0,            /* row-major [rows, K/2] codes or [rows, K/32] scales */
+  MXF_LAYOUT_A4W4_SHUFFLE = 1,     /* e8m0 scales in AITER's shuffle for gemm_a4w4: rows
+                                      padded to 256, columns to 8 (docs/abi.md) */
+  MXF_LAYOUT_PRESHUFFLE_16X16 = 2  /* codes in AITER's shuffle_weight(layout=(16, 16)) */
+} mxf_layout;
+
+typedef enum mxf_format {
+  MXF_FORMAT_FP4_E2M1 = 0,
+  MXF_FORMAT_FP6_E2M3 = 1,
+  MXF_FORMAT_FP6_E3M2 = 2,
+  MXF_FORMAT_FP8_E4M3 = 3,
+  MXF_FORMAT_FP8_E5M2 = 4
+} mxf_format;
+
+typedef enum mxf_scale_rule {
+  MXF_SCALE_FLOOR = 0,
+  MXF_SCALE_EVEN = 1,
+  MXF_SCALE_RCEIL = 2,
+  MXF_SCALE_RCEIL_RECIP = 3,
+  MXF_SCALE_CEIL = 4,
+  MXF_SCALE_EVEN126 = 5
+} mxf_scale_rule;
+
+/* The MX data a kernel writes (rotate_quant, rotate_quant_moe,
+ * quant_weight) or reads as its weights (rotate_quant_gemm). Fields are
+ * the enum values above, as int. */
+typedef struct mxf_quant_layout {
+  int format;       /* mxf_format of the codes */
+  int code_layout;  /* mxf_layout of the codes (q, or the GEMM's weights) */
+  int scale_layout; /* mxf_layout of the e8m0 scales (s) */
+  int scale_rule;   /* mxf_scale_rule */
+  int block;        /* elements per scale: 32 */
+  int rotation;     /* RS, the rotation block (0: none) */
+} mxf_quant_layout;
+MXF_API mxf_status mxf_spec_get_quant_layout(const char *spec, mxf_quant_layout *layout);
+MXF_API mxf_status mxf_kernel_get_quant_layout(const mxf_kernel *kernel,
+                                               mxf_quant_layout *layout);
+
+/* 1 in libmxforge (it can JIT-compile), 0 in libmxforge_runtime (bundles
+ * and cache entries only; a spec none holds is MXF_ERROR_NOT_FOUND). */
+MXF_API int mxf_library_has_jit(void);
 
 /*===--- Specs without a context (allocation, shape propagation) ---------===*/
 

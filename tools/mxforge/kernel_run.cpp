@@ -79,7 +79,7 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
         return code.status();
       kernel.code.kernel = info;
       kernel.code.spec = printSpec(code.value());
-      kernel.code.launch = findTemplateFamily(spec.op)->launchRecord(code.value());
+      kernel.code.launch = findFamilyRules(spec.op)->launchRecord(code.value());
       Result<std::optional<LaunchRecord>> embedded =
           codeobj::readLaunchRecord(kernel.code.hsaco);
       if (!embedded.ok())

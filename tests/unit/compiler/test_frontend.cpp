@@ -109,7 +109,7 @@ TEST_F(Frontend, CompileSpecCompilesTheCodeSpecAndRecordsItsLaunch) {
   EXPECT_EQ(result.value().spec, printSpec(code.value()));
   EXPECT_EQ(result.value().kernel.name, kernelName(code.value()));
   const LaunchRecord &launch = result.value().launch;
-  EXPECT_EQ(launch, findTemplateFamily(KernelOp::RotateQuant)->launchRecord(code.value()));
+  EXPECT_EQ(launch, findFamilyRules(KernelOp::RotateQuant)->launchRecord(code.value()));
   EXPECT_TRUE(launch.checkAgainst(result.value().kernel).ok());
   EXPECT_EQ(launch.maxRows, uint32_t(kLargestMBucket));
   EXPECT_EQ(launch.workgroupSize, 256u);

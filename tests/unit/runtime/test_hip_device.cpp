@@ -118,25 +118,48 @@ TEST(HipLibrary, MissingLibraryNamesWhatWasTried) {
             "set MXFORGE_HIP_LIBRARY to the path of libamdhip64.so, or use the emu device)");
 }
 
-TEST(HipLibrary, DefaultCandidatesOnAMachineWithoutHip) {
-  if (void *real = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL)) {
-    dlclose(real);
-    GTEST_SKIP() << "this machine has a HIP runtime";
-  }
+TEST(HipLibrary, DefaultCandidatesAreRocmsNames) {
   const char *saved = std::getenv("MXFORGE_HIP_LIBRARY");
   std::string restore = saved ? saved : "";
   unsetenv("MXFORGE_HIP_LIBRARY");
   EXPECT_EQ(hip::defaultLibraryCandidates(),
             (std::vector<std::string>{"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
                                       "libamdhip64.so.5"}));
-  Result<std::unique_ptr<Device>> device = openHipDevice();
-  ASSERT_FALSE(device.ok());
-  EXPECT_NE(device.error().find("tried libamdhip64.so, libamdhip64.so.7, libamdhip64.so.6 and "
-                                "libamdhip64.so.5 and none is installed"),
-            std::string::npos)
-      << device.error();
   if (saved)
     setenv("MXFORGE_HIP_LIBRARY", restore.c_str(), 1);
+}
+
+// The real ROCm runtime: Debian's libamdhip64-5 (ROCm 5.2, which predates
+// gfx950), installed by scripts/setup.sh. The backend finds it among the
+// default names, binds every entry point it needs, and on a machine without
+// an AMD GPU says so in one sentence with the codes HIP returned.
+TEST(HipLibrary, RealRocmRuntimeBindsAndReportsNoGpu) {
+  void *real = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(real, nullptr) << "Debian's libamdhip64-5 is not installed (scripts/setup.sh "
+                              "installs it): "
+                           << dlerror();
+  Result<std::shared_ptr<const hip::Api>> api = hip::loadApi({"libamdhip64.so.5"});
+  ASSERT_TRUE(api.ok()) << api.error();
+  EXPECT_NE(api.value()->getErrorName, nullptr);
+  EXPECT_EQ(api.value()->describe(100), "100 (hipErrorNoDevice)");
+
+  const char *saved = std::getenv("MXFORGE_HIP_LIBRARY");
+  std::string restore = saved ? saved : "";
+  unsetenv("MXFORGE_HIP_LIBRARY");
+  Result<std::unique_ptr<Device>> device = openHipDevice();
+  if (saved)
+    setenv("MXFORGE_HIP_LIBRARY", restore.c_str(), 1);
+  ASSERT_FALSE(device.ok()) << "an AMD GPU is visible: this test is for machines without one";
+  const std::string &error = device.error();
+  EXPECT_EQ(error.rfind("no AMD GPU is visible to the HIP runtime libamdhip64.so.5 (hipInit "
+                        "returned ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("; run on a machine with an AMD GPU, or use the emu device"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
 
 TEST(HipLibrary, EnvironmentVariableChoosesTheLibrary) {

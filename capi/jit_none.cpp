@@ -1,0 +1,28 @@
+//===- jit_none.cpp - libmxforge_runtime's contexts never compile ----------===//
+//
+// The runtime-only library links no LLVM and no MLIR. Its kernel table still
+// reads the disk cache that libmxforge and `mxforge compile` fill: entries
+// are named by the same toolchain identity and code spec (family_rules.h is
+// plain C++), so a kernel JIT-compiled once on a machine is found here too.
+// A spec that no bundle and no cache entry holds is an error naming it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "capi/capi_internal.h"
+
+#include "compiler/jit/toolchain_identity.h"
+#include "templates/family_rules.h"
+
+namespace mxf::capi {
+
+std::optional<mxf::JitCompiler> contextCompiler(int codeObjectVersion) {
+  mxf::JitCompiler reader;
+  reader.identity = mxf::toolchainIdentity(codeObjectVersion);
+  reader.codeSpec = mxf::codeSpecFor;
+  // No compile: the table stops after the cache.
+  return reader;
+}
+
+} // namespace mxf::capi
+
+extern "C" int mxf_library_has_jit(void) { return 0; }
