@@ -61,8 +61,9 @@ Result<std::unique_ptr<Device>> openDevice(std::string_view kind, const DeviceOp
   if (kind == "hip")
     return openHip(options);
   if (kind == "emu")
-    return Status::failure("the emu device is not part of this program (it is in the "
-                           "mxforge_runtime_emu library, which was not linked in)");
+    return Status::failure("the emu device is not in this program or library: it needs the "
+                           "emulator, which links LLVM (use libmxforge, not "
+                           "libmxforge_runtime, or link mxforge_runtime_emu)");
   std::string known;
   for (const std::string &name : availableDeviceKinds())
     known += (known.empty() ? "" : " or ") + name;

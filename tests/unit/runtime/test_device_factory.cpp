@@ -25,8 +25,9 @@ TEST(DeviceFactory, UnknownKind) {
 TEST(DeviceFactory, EmuWithoutTheEmuLibrary) {
   Result<std::unique_ptr<Device>> device = openDevice("emu");
   ASSERT_FALSE(device.ok());
-  EXPECT_EQ(device.error(), "the emu device is not part of this program (it is in the "
-                            "mxforge_runtime_emu library, which was not linked in)");
+  EXPECT_EQ(device.error(), "the emu device is not in this program or library: it needs the "
+                            "emulator, which links LLVM (use libmxforge, not "
+                            "libmxforge_runtime, or link mxforge_runtime_emu)");
 }
 
 TEST(DeviceFactory, HipGoesThroughTheLibraryLookup) {
