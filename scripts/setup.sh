@@ -21,7 +21,7 @@ fi
 # backend is tested against it up to "no AMD GPU" (docs/runtime.md).
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libfmt-dev libgtest-dev
           cmake ninja-build g++ python3 python3-numpy python3-pytest python3-torch
-          libamdhip64-5)
+          libamdhip64-5 pkgconf)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
