@@ -4,19 +4,48 @@
 
 #include "compiler/compiler.h"
 #include "templates/registry.h"
+#include "compiler/jit/kernel_override.h"
 #include "compiler/jit/toolchain_identity.h"
+#include "abi/operands.h"
+#include "support/printable.h"
+
+#include <cstdlib>
 
 namespace mxf {
+
+namespace {
+
+/// An environment variable's value, or "" when unset.
+std::string environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+} // namespace
 
 JitCompiler inProcessJit(int codeObjectVersion) {
   JitCompiler jit;
   jit.identity = toolchainIdentity(codeObjectVersion);
-  jit.compile = [codeObjectVersion](const KernelSpec &spec) {
+  // Read once, when the context (or table) is made, as Triton reads its
+  // TRITON_* variables: a compile in flight never sees a half-changed setup.
+  const std::string dumpDir = environment("MXFORGE_DUMP_DIR");
+  jit.compile = [codeObjectVersion, dumpDir](const KernelSpec &spec) {
     CompileOptions options;
     options.codeObjectVersion = codeObjectVersion;
+    // The numbered stage files of --dump-dir, one folder per kernel. Only
+    // compiles dump: a kernel from a bundle or the cache has no stages here.
+    // Named like the kernel, which is named by its code spec.
+    if (!dumpDir.empty()) {
+      Result<KernelSpec> code = codeSpecFor(spec);
+      options.dumpDir = dumpDir + "/" + fileNameSafe(kernelName(code.ok() ? code.value() : spec));
+    }
     return compileSpec(spec, options);
   };
   jit.codeSpec = codeSpecFor;
+  if (const std::string overrides = environment("MXFORGE_KERNEL_OVERRIDE_DIR"); !overrides.empty())
+    jit.overrideCode = [overrides](CodeObject produced) {
+      return applyKernelOverride(overrides, std::move(produced), printCacheWarning);
+    };
   return jit;
 }
 

@@ -269,6 +269,8 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
       (void)cache_->store(*key, compiled.value()); // a failure degrades (warned once)
     return compiled;
   }();
+  if (produced.ok() && jit.overrideCode)
+    produced = jit.overrideCode(std::move(produced.value()));
   promise.set_value(produced);
   if (!produced.ok())
     return produced.status();

@@ -58,6 +58,10 @@ struct JitCompiler {
   /// templates/registry.h); specs with one code spec share one compile and
   /// one cache entry. Null: every spec is its own code spec.
   std::function<Result<KernelSpec>(const KernelSpec &)> codeSpec;
+  /// Applied to every code object compiled or read from the cache before
+  /// the table hands it out, never to what is stored in the cache
+  /// (MXFORGE_KERNEL_OVERRIDE_DIR). Null: none.
+  std::function<Result<CodeObject>(CodeObject)> overrideCode;
   ToolchainIdentity identity;
 };
 
