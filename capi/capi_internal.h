@@ -127,6 +127,12 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
                                const int64_t *rowStrides, size_t operandCount,
                                LaunchOperands &checked);
 
+/// A strict context on a GPU refuses the null (default) stream: an AOT
+/// engine launches on its own streams, and a launch on the legacy default
+/// stream synchronizes with every other stream and breaks graph capture.
+/// The emu device ignores streams, so it takes any.
+mxf_status checkStream(const char *function, const mxf_context &context, const void *stream);
+
 /// The compiler a new context's kernel table gets: the in-process JIT in
 /// libmxforge (jit_full.cpp); in libmxforge_runtime (jit_none.cpp) a reader
 /// of the disk cache that compiles nothing, so that the runtime library

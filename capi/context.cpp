@@ -387,6 +387,8 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
       return nullArgument("mxf_launch", "context");
     if (!kernel)
       return nullArgument("mxf_launch", "kernel");
+    if (mxf_status s = mxf::capi::checkStream("mxf_launch", *context, stream); s != MXF_SUCCESS)
+      return s;
     mxf::capi::LaunchOperands checked;
     if (mxf_status s = mxf::capi::checkLaunchOperands("mxf_launch", *context, *kernel, m, operands,
                                                        rowStrides, operandCount, checked);
@@ -404,6 +406,16 @@ mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, in
 } // extern "C"
 
 namespace mxf::capi {
+
+mxf_status checkStream(const char *function, const mxf_context &context, const void *stream) {
+  if (stream || !context.strict || context.onlyOwnBuffers)
+    return MXF_SUCCESS;
+  return fail(MXF_ERROR_INVALID_ARGUMENT,
+              std::string(function) +
+                  ": the stream is NULL (the default stream), which a strict context refuses: "
+                  "launch on the engine's own hipStream_t (a default-stream launch "
+                  "synchronizes with every stream and cannot be captured in a graph)");
+}
 
 mxf_status checkLaunchOperands(const char *function, mxf_context &context,
                                const mxf_kernel &kernel, int m, void *const *operands,

@@ -105,6 +105,8 @@ mxf_status mxf_launch_packed(mxf_context *context, const mxf_kernel *kernel,
     if (kernel->context != context)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   std::string(function) + ": the kernel does not belong to this context");
+    if (mxf_status s = mxf::capi::checkStream(function, *context, stream); s != MXF_SUCCESS)
+      return s;
     mxf::runtime::LaunchConfig config;
     config.grid = {params->grid[0], params->grid[1], params->grid[2]};
     config.workgroup = {params->workgroup[0], params->workgroup[1], params->workgroup[2]};

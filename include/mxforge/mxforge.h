@@ -171,8 +171,9 @@ MXF_API mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index
 
 /* Launches `kernel` for `m` rows. `operands` are device pointers, one per
  * operand in mxf_kernel_get_operand order, each at least that many bytes.
- * `stream` is a hipStream_t (NULL: the default stream); the emu device runs
- * the launch before returning and ignores it. Rows past m of the outputs
+ * `stream` is a hipStream_t (NULL: the default stream, which a strict
+ * context on hip refuses: AOT engines launch on their own streams); the emu
+ * device runs the launch before returning and ignores it. Rows past m of the outputs
  * are not written. */
 MXF_API mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
                               void *const *operands, size_t operand_count, void *stream);

@@ -38,7 +38,11 @@ def _create(device):
     library = _lib.lib()
     options = _lib.ContextOptions()
     library.mxf_context_options_init(ctypes.byref(options))
-    options.device = device.partition(":")[0].encode()
+    kind, _, index = device.partition(":")
+    options.device = kind.encode()
+    # "hip:1" is GPU 1; "hip" the caller's current GPU (the options' default).
+    if index.isdigit():
+        options.device_ordinal = int(index)
     options.cache_mode = _CACHE_FROM_ENVIRONMENT
     handle = ctypes.c_void_p()
     _lib.check(library.mxf_context_create(ctypes.byref(options), ctypes.byref(handle)),

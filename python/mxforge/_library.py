@@ -30,6 +30,7 @@ class ContextOptions(_c.Structure):
         ("cache_mode", _c.c_int),
         ("cache_directory", _char_p),
         ("code_object_version", _c.c_int),
+        ("device_ordinal", _c.c_int),  # C API 1.2
     ]
 
 

@@ -136,6 +136,43 @@ TEST_F(RuntimeOnly, LaunchesBundleKernels) {
   findAndLaunch(ctx.get(), kBundled, "bundle");
 }
 
+TEST_F(RuntimeOnly, AStrictContextRefusesTheNullStream) {
+  ContextPtr ctx(context("hip", /*withCache=*/false, /*strict=*/1));
+  ASSERT_TRUE(ctx) << lastError();
+  const std::string bundle = dir_ + "/decode.mxfb";
+  ASSERT_EQ(mxf_load_bundle(ctx.get(), bundle.c_str(), nullptr), MXF_SUCCESS) << lastError();
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(ctx.get(), kBundled, 2, &kernel), MXF_SUCCESS) << lastError();
+  mxf_kernel_info info;
+  ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+  std::vector<void *> operands(info.operand_count);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    mxf_operand_info operand;
+    ASSERT_EQ(mxf_kernel_get_operand(kernel, i, &operand), MXF_SUCCESS);
+    ASSERT_EQ(mxf_malloc(ctx.get(), operand.bytes, &operands[i]), MXF_SUCCESS);
+  }
+  const int before = launchCount_();
+  EXPECT_EQ(mxf_launch(ctx.get(), kernel, 2, operands.data(), operands.size(), nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("mxf_launch: the stream is NULL (the default stream), which a "
+                             "strict context refuses"),
+            std::string::npos)
+      << lastError();
+  uint8_t kernarg[1024];
+  mxf_launch_params params;
+  ASSERT_EQ(mxf_kernel_launch_params(kernel, 2, operands.data(), nullptr, operands.size(),
+                                     kernarg, sizeof kernarg, &params),
+            MXF_SUCCESS);
+  EXPECT_EQ(mxf_launch_packed(ctx.get(), kernel, &params, kernarg, params.kernarg_bytes, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(launchCount_(), before); // nothing launched
+  void *stream = reinterpret_cast<void *>(0x5157);
+  EXPECT_EQ(mxf_launch(ctx.get(), kernel, 2, operands.data(), operands.size(), stream),
+            MXF_SUCCESS)
+      << lastError();
+  EXPECT_EQ(launchCount_(), before + 1);
+}
+
 TEST_F(RuntimeOnly, ReadsTheDiskCacheTheJitFilled) {
   ContextPtr ctx(context("hip", /*withCache=*/true));
   ASSERT_TRUE(ctx) << lastError();
