@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tests/unit/capi/capi_test_support.h"
-#include "tests/unit/runtime/fake_hip_control.h"
+#include "tests/unit/runtime/fake_hip_client.h"
 #include "tests/unit/test_seed.h"
 
 #include <dlfcn.h>
@@ -299,44 +299,7 @@ TEST(CApiEngine, OptionsOfAnOlderMinorVersion) {
 
 //===--- Over the fake HIP runtime -------------------------------------------===//
 
-struct FakeHip {
-  FakeHipResetFn reset;
-  FakeHipCallLogFn callLog;
-  FakeHipClearLogFn clearLog;
-  FakeHipLaunchCountFn launchCount;
-  FakeHipLastLaunchFn lastLaunch;
-  int (*setDevice)(int);
-  int (*getDevice)(int *);
-  int (*beginCapture)(void *, int);
-  int (*endCapture)(void *, void **);
-
-  static FakeHip &get() {
-    static FakeHip fake = [] {
-      void *handle = dlopen(FAKE_HIP_PATH, RTLD_NOW | RTLD_LOCAL);
-      EXPECT_NE(handle, nullptr) << dlerror();
-      FakeHip f;
-      f.reset = reinterpret_cast<FakeHipResetFn>(dlsym(handle, "fakeHipReset"));
-      f.callLog = reinterpret_cast<FakeHipCallLogFn>(dlsym(handle, "fakeHipCallLog"));
-      f.clearLog = reinterpret_cast<FakeHipClearLogFn>(dlsym(handle, "fakeHipClearLog"));
-      f.launchCount = reinterpret_cast<FakeHipLaunchCountFn>(dlsym(handle, "fakeHipLaunchCount"));
-      f.lastLaunch = reinterpret_cast<FakeHipLastLaunchFn>(dlsym(handle, "fakeHipLastLaunch"));
-      f.setDevice = reinterpret_cast<int (*)(int)>(dlsym(handle, "hipSetDevice"));
-      f.getDevice = reinterpret_cast<int (*)(int *)>(dlsym(handle, "hipGetDevice"));
-      f.beginCapture =
-          reinterpret_cast<int (*)(void *, int)>(dlsym(handle, "hipStreamBeginCapture"));
-      f.endCapture =
-          reinterpret_cast<int (*)(void *, void **)>(dlsym(handle, "hipStreamEndCapture"));
-      return f;
-    }();
-    return fake;
-  }
-
-  int current() {
-    int device = -1;
-    EXPECT_EQ(getDevice(&device), 0);
-    return device;
-  }
-};
+using mxf::test::FakeHip;
 
 class CApiOnFakeHip : public ::testing::Test {
 protected:

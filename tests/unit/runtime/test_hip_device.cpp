@@ -13,7 +13,7 @@
 #include "runtime/hip_api.h"
 #include "runtime/hip_device.h"
 
-#include "fake_hip_control.h"
+#include "tests/unit/runtime/fake_hip_client.h"
 #include "kernel_infos.h"
 
 #include <gtest/gtest.h>
@@ -27,47 +27,7 @@
 namespace mxf::runtime {
 namespace {
 
-/// The fake's control entry points, from the very library the backend
-/// loads (dlopen of the same path returns the same handle).
-struct FakeHip {
-  FakeHipResetFn reset;
-  FakeHipFailNextFn failNext;
-  FakeHipLaunchCountFn launchCount;
-  FakeHipLastLaunchFn lastLaunch;
-  FakeHipCallLogFn callLog;
-  FakeHipCountFn liveAllocations;
-  FakeHipCountFn loadedModules;
-  FakeHipClearLogFn clearLog;
-  // HIP entry points the engine itself would call.
-  int (*setDevice)(int);
-  int (*getDevice)(int *);
-  int (*beginCapture)(void *, int);
-  int (*endCapture)(void *, void **);
-
-  static FakeHip &get() {
-    static FakeHip fake = [] {
-      void *handle = dlopen(FAKE_HIP_PATH, RTLD_NOW | RTLD_LOCAL);
-      EXPECT_NE(handle, nullptr) << dlerror();
-      FakeHip f;
-      f.reset = reinterpret_cast<FakeHipResetFn>(dlsym(handle, "fakeHipReset"));
-      f.failNext = reinterpret_cast<FakeHipFailNextFn>(dlsym(handle, "fakeHipFailNext"));
-      f.launchCount = reinterpret_cast<FakeHipLaunchCountFn>(dlsym(handle, "fakeHipLaunchCount"));
-      f.lastLaunch = reinterpret_cast<FakeHipLastLaunchFn>(dlsym(handle, "fakeHipLastLaunch"));
-      f.callLog = reinterpret_cast<FakeHipCallLogFn>(dlsym(handle, "fakeHipCallLog"));
-      f.liveAllocations = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLiveAllocations"));
-      f.loadedModules = reinterpret_cast<FakeHipCountFn>(dlsym(handle, "fakeHipLoadedModules"));
-      f.clearLog = reinterpret_cast<FakeHipClearLogFn>(dlsym(handle, "fakeHipClearLog"));
-      f.setDevice = reinterpret_cast<int (*)(int)>(dlsym(handle, "hipSetDevice"));
-      f.getDevice = reinterpret_cast<int (*)(int *)>(dlsym(handle, "hipGetDevice"));
-      f.beginCapture =
-          reinterpret_cast<int (*)(void *, int)>(dlsym(handle, "hipStreamBeginCapture"));
-      f.endCapture =
-          reinterpret_cast<int (*)(void *, void **)>(dlsym(handle, "hipStreamEndCapture"));
-      return f;
-    }();
-    return fake;
-  }
-};
+using mxf::test::FakeHip;
 
 HipDeviceOptions fakeOptions(int ordinal = 0) {
   HipDeviceOptions options;
@@ -97,12 +57,7 @@ protected:
   void SetUp() override { FakeHip::get().reset(kFakeHipWorking, 1); }
   FakeHip &fake = FakeHip::get();
 
-  /// The calling thread's current device, as the engine would read it.
-  int callersDevice() {
-    int device = -1;
-    EXPECT_EQ(fake.getDevice(&device), 0);
-    return device;
-  }
+  int callersDevice() { return fake.current(); }
 };
 
 //===--- No library, no GPU ----------------------------------------------------===//
