@@ -4,6 +4,8 @@
 # Then the manual check docs/runtime.md describes, printed as a table:
 #   - neither binary needs an LLVM, MLIR or lld shared library (ldd);
 #   - code objects byte-identical to the shared build's (build/, built first);
+#   - examples/startup.c against the static libmxforge.so: a bundle, a JIT
+#     compile and every output byte checked on the emulator;
 #   - sizes (stripped) and cold start (median of 11 runs) against the shared build.
 #
 #   scripts/build-static.sh            build and check
@@ -34,12 +36,22 @@ echo "build-static: ldd shows no LLVM, MLIR or lld for the static CLI and libmxf
 specs=("rotate_quant:K=4096,RS=64,rot=hadamard,M=4" "rotate_quant:K=7168,RS=128,rot=learned,layout=a4w4_shuffle,scale=rceil"
        "rotate_quant:K=2048,RS=32,rot=learned_per_block,inter=bf16" "rotate_quant:K=12288,scale=floor")
 for i in "${!specs[@]}"; do
-  MXFORGE_CACHE=0 "$static_cli" compile --spec "${specs[$i]}" -o "$scratch/static$i.hsaco"
-  MXFORGE_CACHE=0 "$shared_cli" compile --spec "${specs[$i]}" -o "$scratch/shared$i.hsaco"
+  MXFORGE_CACHE=0 "$static_cli" compile --spec "${specs[$i]}" -o "$scratch/static$i.hsaco" > /dev/null
+  MXFORGE_CACHE=0 "$shared_cli" compile --spec "${specs[$i]}" -o "$scratch/shared$i.hsaco" > /dev/null
   cmp "$scratch/static$i.hsaco" "$scratch/shared$i.hsaco" ||
     { echo "build-static: ${specs[$i]} compiles to different bytes"; exit 1; }
 done
 echo "build-static: ${#specs[@]} specs compile to byte-identical code objects"
+
+# The static libmxforge.so in use: examples/startup.c linked against it JIT-compiles
+# a kernel its bundle lacks and checks every output byte on the emulator.
+cc -std=c99 -O1 -I"$root/include" "$root/examples/startup.c" "$static_lib" \
+   -Wl,-rpath,"$(dirname "$static_lib")" -o "$scratch/startup_static"
+"$static_cli" bundle --no-cache --specs "$root/examples/decode_specs.txt" -o "$scratch/decode.mxfb" > /dev/null
+if ldd "$scratch/startup_static" | grep -E 'LLVM|MLIR'; then
+  echo "build-static: the example loads LLVM/MLIR"; exit 1
+fi
+MXFORGE_CACHE_DIR=$scratch/cache "$scratch/startup_static" "$scratch/decode.mxfb" | tail -1
 
 median_ms() { # median wall time of 11 runs of "$@", in ms
   local times=()
@@ -53,7 +65,7 @@ median_ms() { # median wall time of 11 runs of "$@", in ms
 strip -o "$scratch/static_cli" "$static_cli"; strip -o "$scratch/shared_cli" "$shared_cli"
 strip -o "$scratch/static_lib" "$static_lib"; strip -o "$scratch/shared_lib" "$shared_lib"
 llvm_bytes=$(du -cbL /usr/lib/llvm-22/lib/libLLVM.so.22.1 /usr/lib/llvm-22/lib/libMLIR.so.22.1 | tail -1 | cut -f1)
-mb() { echo "scale=1; $1 / 1048576" | bc; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 size() { stat -c %s "$1"; }
 spec=${specs[0]}
 printf '\n| %-40s | %12s | %12s |\n' "" "shared build" "static build"
