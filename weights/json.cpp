@@ -281,6 +281,29 @@ const char *kindName(Value::Kind kind) {
 
 Result<Value> parse(std::string_view text) { return Parser(text).parseDocument(); }
 
+std::string serialize(const Value &value) {
+  switch (value.kind) {
+  case Value::Kind::Null: return "null";
+  case Value::Kind::Bool: return value.boolean ? "true" : "false";
+  case Value::Kind::Number: return value.text;
+  case Value::Kind::String: return quote(value.text);
+  case Value::Kind::Array: {
+    std::string out = "[";
+    for (size_t i = 0; i < value.items.size(); ++i)
+      out += (i ? "," : "") + serialize(value.items[i]);
+    return out + "]";
+  }
+  case Value::Kind::Object: {
+    std::string out = "{";
+    for (size_t i = 0; i < value.members.size(); ++i)
+      out += (i ? "," : "") + quote(value.members[i].first) + ":" +
+             serialize(value.members[i].second);
+    return out + "}";
+  }
+  }
+  return "null";
+}
+
 std::string quote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {

@@ -48,6 +48,9 @@ const char *kindName(Value::Kind kind);
 /// byte offset of the problem.
 Result<Value> parse(std::string_view text);
 
+/// `value` as compact JSON (numbers as their original literal).
+std::string serialize(const Value &value);
+
 /// `s` as a JSON string literal (quotes included; control characters,
 /// quote and backslash escaped; other bytes as they are).
 std::string quote(std::string_view s);
