@@ -74,7 +74,10 @@ void encodeBlockEmax2(const Emax2Constants &c, const float *x, uint8_t scaleByte
     high = high < c.maxCode ? high : c.maxCode;
     float code = v < 2.0f ? low : (v < 4.0f ? mid : high);
     code = nan ? c.maxCode : code; // fp4/fp6 have no NaN: saturate, keep the sign
-    codes[i] = uint8_t(uint32_t(code) | ((bits >> 31) ? c.signBit : 0u));
+    // Signed conversion: SSE2 has it as one vector instruction; unsigned
+    // would keep the loop scalar.
+    const int32_t sign = int32_t(bits >> 31) * int32_t(c.signBit);
+    codes[i] = uint8_t(int32_t(code) | sign);
   }
 }
 
