@@ -1,8 +1,9 @@
 #!/bin/sh
 # Wall time of `mxforge quantize` on a generated checkpoint (default 2 GB of
 # BF16 linear weights in 4 shards, plus norms that are copied), at 1 and 2
-# threads, spec quant_weight:RS=64,rot=hadamard,fmt=fp4. Needs numpy for the
-# generator. Prints a table; asserts nothing.
+# threads, spec quant_weight:RS=64,rot=hadamard,fmt=fp4. The generator needs
+# numpy (in $PYTHON, default /usr/bin/python3). Prints a table; asserts
+# nothing.
 #
 #   bench/quantize_bench.sh BUILD_DIR [GB] [WORK_DIR]
 set -eu
@@ -11,7 +12,7 @@ gb=${2:-2}
 if [ $# -ge 3 ]; then work=$3; cleanup="$work/in $work/out"; else work=$(mktemp -d); cleanup=$work; fi
 mxforge=$build/tools/mxforge/mxforge
 mkdir -p "$work/in"
-python3 - "$work/in" "$gb" <<'PY'
+"${PYTHON:-/usr/bin/python3}" - "$work/in" "$gb" <<'PY'
 import json, struct, sys
 import numpy as np
 out, gb = sys.argv[1], float(sys.argv[2])

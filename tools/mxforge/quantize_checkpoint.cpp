@@ -318,17 +318,25 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
     uint8_t *codes = bytes.data() + plan.value().offsets[slot++];
     uint8_t *scales = bytes.data() + plan.value().offsets[slot++];
     const RotateQuantProblem problem = rotateQuantProblem(s.spec, 0);
-    std::vector<uint16_t> w(t.elements()); // aligned copy: the mapping need not be
-    std::memcpy(w.data(), shard.file.data(t), t.bytes());
+    // The mapping is page-aligned, so the tensor is 2-byte aligned whenever
+    // its offset is even (always, from any writer we know of); otherwise
+    // it is read through an aligned copy.
+    std::vector<uint16_t> copy;
+    const uint16_t *w = reinterpret_cast<const uint16_t *>(shard.file.data(t));
+    if (reinterpret_cast<uintptr_t>(shard.file.data(t)) % alignof(uint16_t) != 0) {
+      copy.resize(t.elements());
+      std::memcpy(copy.data(), shard.file.data(t), t.bytes());
+      w = copy.data();
+    }
     const uint16_t *r = rotation.empty() ? nullptr : rotation.data();
-    if (Status st = weights::quantWeightInto(problem, s.spec.wlayout, w.data(), t.shape[0], r,
+    if (Status st = weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
                                              options.threads, codes, scales);
         !st.ok())
       return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + t.name + "': " +
                                          st.message());
     if (options.check) {
       QuantizationError e =
-          measureQuantization(problem, s.spec.wlayout, w.data(), t.shape[0], r, codes, scales);
+          measureQuantization(problem, s.spec.wlayout, w, t.shape[0], r, codes, scales);
       out << fmt::format("{:<48} {:>12.6f} {:>12.6f} {:>10.6f}\n", t.name, e.relativeToSource,
                          e.relativeToRotated, e.clippedFraction);
     }
