@@ -146,7 +146,8 @@ Result<std::vector<uint16_t>> readRotation(const std::string &spec) {
   const uint8_t *data = file.value().data(*t);
   if (t->dtype == "BF16") {
     out.resize(t->elements());
-    std::memcpy(out.data(), data, t->bytes());
+    if (!out.empty())
+      std::memcpy(out.data(), data, t->bytes());
   } else if (t->dtype == "F32") {
     for (uint64_t i = 0; i < t->elements(); ++i) {
       float v;

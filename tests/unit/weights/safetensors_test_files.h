@@ -16,7 +16,8 @@ inline std::vector<uint8_t> buildFile(const weights::SafetensorsPlan &plan,
   std::vector<uint8_t> file(plan.fileSize);
   std::memcpy(file.data(), plan.header.data(), plan.header.size());
   for (size_t i = 0; i < data.size(); ++i)
-    std::memcpy(file.data() + plan.offsets[i], data[i].data(), data[i].size());
+    if (!data[i].empty()) // memcpy from an empty vector's null data() is undefined
+      std::memcpy(file.data() + plan.offsets[i], data[i].data(), data[i].size());
   return file;
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace mxf::weights {
@@ -45,7 +46,7 @@ TEST(Safetensors, RoundTripKeepsNamesShapesBytesAndMetadata) {
     EXPECT_EQ(t->dtype, tensors[i].dtype);
     EXPECT_EQ(t->shape, tensors[i].shape);
     ASSERT_EQ(t->bytes(), data[i].size());
-    EXPECT_EQ(0, std::memcmp(read.value().data(*t), data[i].data(), data[i].size()));
+    EXPECT_TRUE(std::equal(data[i].begin(), data[i].end(), read.value().data(*t)));
   }
   EXPECT_EQ(read.value().metadata(), metadata);
 }
