@@ -33,6 +33,7 @@ Subcommand inspectSubcommand(); // inspect_command.cpp (links codeobj/)
 Subcommand runSubcommand();     // run_command.cpp (compiler + runtime)
 Subcommand bundleSubcommand();  // bundle_command.cpp (kernel table + JIT)
 Subcommand cacheSubcommand();   // cache_command.cpp (compiler/cache, no MLIR)
+Subcommand quantizeSubcommand(); // quantize_command.cpp (weights/, no MLIR)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);
@@ -61,6 +62,10 @@ struct CacheOptions {
 };
 /// mxforge cache: shows, verifies or clears the kernel cache (docs/cache.md).
 int runCache(const CacheOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+
+struct QuantizeOptions; // quantize_checkpoint.h
+/// mxforge quantize: a safetensors checkpoint in, a quantized one out.
+int runQuantize(const QuantizeOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
 
 } // namespace mxf::cli
 

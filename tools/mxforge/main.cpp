@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
-                                    bundleSubcommand(),  cacheSubcommand()};
+                                    bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -78,7 +78,8 @@ int main(int argc, char **argv) {
       "  mxforge inspect FILE          a code object (.hsaco) or bundle (.mxfb): registers, occupancy\n"
       "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n"
       "  mxforge bundle --preset NAME  compile a set of specs into an AOT bundle (.mxfb)\n"
-      "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n\n"
+      "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n"
+      "  mxforge quantize --in CKPT    quantize a safetensors checkpoint's weights\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
@@ -89,6 +90,6 @@ int main(int argc, char **argv) {
     if (*sub.command)
       return sub.run(llvm::outs(), llvm::errs());
   return reportError(llvm::errs(),
-                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run, bundle, cache (mxforge --help lists them)",
+                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run, bundle, cache, quantize (mxforge --help lists them)",
                      kExitUsage);
 }

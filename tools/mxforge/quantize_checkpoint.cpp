@@ -1,0 +1,539 @@
+//===- quantize_checkpoint.cpp - mxforge quantize: checkpoint in, out -----===//
+//
+// Three phases, so that a mistake costs no work and leaves nothing behind:
+//  1. check: the spec, the pattern, the rotation, every input file's header,
+//     every matched tensor (BF16, 2-D, named <p>.weight, no <p>.weight_scale
+//     already), every output path (absent or --force, not an input);
+//  2. build: per shard, lay the output out (planSafetensors), copy the
+//     untouched tensors, quantize the matched ones straight into the buffer,
+//     and stage the file (a temporary next to its destination);
+//  3. commit: rename every staged file; only now does any output appear.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/quantize_checkpoint.h"
+
+#include "arrays/npy.h"
+#include "numerics/packing.h"
+#include "spec/kernel_spec.h"
+#include "spec/reference_problem.h"
+#include "support/file_io.h"
+#include "support/output_files.h"
+#include "support/version.h"
+#include "tools/mxforge/quantize_check.h"
+#include "weights/host_quantizer.h"
+#include "weights/json.h"
+#include "weights/safetensors.h"
+
+#include "llvm/Support/Regex.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+
+namespace mxf::cli {
+namespace {
+
+using weights::SafetensorsFile;
+using weights::TensorInfo;
+
+constexpr std::string_view kWeightSuffix = ".weight";
+constexpr std::string_view kIndexSuffix = ".index.json";
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string joinPath(const std::string &dir, const std::string &name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string dirName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash + 1);
+}
+
+/// An existing output may be replaced (with --force) only if it is a plain
+/// file: renaming over a device, a FIFO or a symlink would replace the node
+/// itself, not write to it.
+Status checkOutputPath(const std::string &path, bool force) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0)
+    return Status::success();
+  if (!S_ISREG(st.st_mode))
+    return Status::failure(path + " exists and is not a regular file; mxforge quantize "
+                                  "replaces only regular files");
+  if (!force)
+    return Status::failure(path + " exists; pass --force to replace it");
+  return Status::success();
+}
+
+/// The spec text for one tensor: the user's keys plus K and N.
+Result<KernelSpec> specFor(const std::string &userSpec, uint64_t n, uint64_t k) {
+  return parseSpec(userSpec + ",K=" + std::to_string(k) + ",N=" + std::to_string(n));
+}
+
+/// The user's spec must be quant_weight's, written without K and N.
+Status checkUserSpec(const std::string &spec) {
+  const std::string prefix = "quant_weight:";
+  if (spec.rfind(prefix, 0) != 0)
+    return Status::failure("--spec '" + spec +
+                           "': mxforge quantize takes a quant_weight spec without K and N, "
+                           "e.g. quant_weight:RS=64,rot=hadamard,fmt=fp4");
+  size_t start = prefix.size();
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos
+                                                                    : comma - start);
+    std::string key = item.substr(0, item.find('='));
+    if (key == "K" || key == "N")
+      return Status::failure("--spec '" + spec + "': leave out " + key +
+                             "; it comes from each tensor's shape [N, K]");
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  // Validate what can be validated without a tensor (a typo fails here,
+  // before any file is read): K=256, N=256 satisfy every layout rule.
+  Result<KernelSpec> probe = specFor(spec, 256, 256);
+  return probe.ok() ? Status::success() : Status::failure("--spec: " + probe.error());
+}
+
+/// The learned rotation: bf16 bits from a .npy (<u2 as bf16 bit patterns,
+/// or <f4 rounded to bf16) or a safetensors tensor (BF16 or F32).
+Result<std::vector<uint16_t>> readRotation(const std::string &spec) {
+  std::string path = spec, tensor;
+  const size_t st = spec.find(".safetensors:");
+  if (st != std::string::npos) {
+    path = spec.substr(0, st + 12);
+    tensor = spec.substr(st + 13);
+  }
+  std::vector<uint16_t> out;
+  if (endsWith(path, ".npy")) {
+    Result<arrays::NpyArray> array = arrays::readNpy(path);
+    if (!array.ok())
+      return array.status();
+    if (array.value().dtype() == arrays::NpyDType::U16)
+      return array.value().as<uint16_t>();
+    if (array.value().dtype() == arrays::NpyDType::F32) {
+      for (float v : array.value().as<float>())
+        out.push_back(f32ToBf16(v));
+      return out;
+    }
+    return Result<std::vector<uint16_t>>::failure(
+        path + ": --rotation needs <u2 (bf16 bit patterns) or <f4 values");
+  }
+  if (!endsWith(path, ".safetensors"))
+    return Result<std::vector<uint16_t>>::failure(
+        "--rotation '" + spec + "': give FILE.npy, FILE.safetensors or FILE.safetensors:TENSOR");
+  Result<SafetensorsFile> file = SafetensorsFile::open(path);
+  if (!file.ok())
+    return file.status();
+  const TensorInfo *t = nullptr;
+  if (tensor.empty()) {
+    if (file.value().tensors().size() != 1)
+      return Result<std::vector<uint16_t>>::failure(
+          path + ": holds " + std::to_string(file.value().tensors().size()) +
+          " tensors; name one with --rotation " + path + ":TENSOR");
+    t = &file.value().tensors()[0];
+  } else if (!(t = file.value().find(tensor))) {
+    return Result<std::vector<uint16_t>>::failure(path + ": no tensor '" + tensor + "'");
+  }
+  const uint8_t *data = file.value().data(*t);
+  if (t->dtype == "BF16") {
+    out.resize(t->elements());
+    if (!out.empty())
+      std::memcpy(out.data(), data, t->bytes());
+  } else if (t->dtype == "F32") {
+    for (uint64_t i = 0; i < t->elements(); ++i) {
+      float v;
+      std::memcpy(&v, data + 4 * i, 4);
+      out.push_back(f32ToBf16(v));
+    }
+  } else {
+    return Result<std::vector<uint16_t>>::failure(path + ": tensor '" + t->name + "' is " +
+                                                  t->dtype + "; --rotation needs BF16 or F32");
+  }
+  return out;
+}
+
+/// One input file and where its output goes.
+struct Shard {
+  std::string inputPath, outputPath, fileName;
+  SafetensorsFile file;
+};
+
+/// One tensor to quantize.
+struct Selected {
+  size_t shard = 0;
+  const TensorInfo *tensor = nullptr;
+  KernelSpec spec;
+  std::string scaleName;
+  weights::QuantWeightSizes sizes;
+};
+
+std::string shapeText(const std::vector<uint64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &shards,
+                     const std::vector<uint16_t> &rotation, std::vector<Selected> &selected) {
+  llvm::Regex pattern("^(" + options.tensors + ")$");
+  std::string regexError;
+  if (!pattern.isValid(regexError))
+    return Status::failure("--tensors '" + options.tensors + "': " + regexError);
+  std::set<std::string> allNames;
+  for (const Shard &s : shards)
+    for (const TensorInfo &t : s.file.tensors())
+      allNames.insert(t.name);
+  for (size_t i = 0; i < shards.size(); ++i)
+    for (const TensorInfo &t : shards[i].file.tensors()) {
+      if (!pattern.match(t.name))
+        continue;
+      const std::string where = shards[i].inputPath + ": tensor '" + t.name + "'";
+      if (t.shape.size() != 2)
+        return Status::failure(where + " matches --tensors but has shape " + shapeText(t.shape) +
+                               "; quant_weight takes 2-D [N, K] tensors");
+      if (t.dtype != "BF16")
+        return Status::failure(where + " matches --tensors but is " + t.dtype +
+                               "; quant_weight takes BF16");
+      if (!endsWith(t.name, kWeightSuffix))
+        return Status::failure(where + " matches --tensors but its name does not end in "
+                               "'.weight' (the scales are written as <prefix>.weight_scale)");
+      Selected sel;
+      sel.shard = i;
+      sel.tensor = &t;
+      sel.scaleName = t.name + "_scale";
+      if (allNames.count(sel.scaleName))
+        return Status::failure(where + ": the checkpoint already has '" + sel.scaleName +
+                               "' (already quantized?)");
+      Result<KernelSpec> spec = specFor(options.spec, t.shape[0], t.shape[1]);
+      if (!spec.ok())
+        return Status::failure(where + " (N=" + std::to_string(t.shape[0]) + ", K=" +
+                               std::to_string(t.shape[1]) + "): " + spec.error());
+      sel.spec = spec.value();
+      const RotateQuantProblem problem = rotateQuantProblem(sel.spec, 0);
+      if (isLearned(sel.spec.rot)) {
+        const size_t need = rotationMatrixElements(sel.spec.rot, sel.spec.RS, problem.k);
+        if (rotation.size() != need)
+          return Status::failure(where + ": rot=" + rotationKindName(sel.spec.rot) + " with RS=" +
+                                 std::to_string(sel.spec.RS) + " and K=" +
+                                 std::to_string(problem.k) + " needs " + std::to_string(need) +
+                                 " rotation values; --rotation has " +
+                                 std::to_string(rotation.size()));
+      }
+      Result<weights::QuantWeightSizes> sizes = weights::checkQuantWeight(
+          problem, sel.spec.wlayout, t.shape[0], rotation.empty() ? nullptr : rotation.data());
+      if (!sizes.ok())
+        return Status::failure(where + ": " + sizes.error());
+      sel.sizes = sizes.value();
+      selected.push_back(sel);
+    }
+  if (selected.empty()) {
+    std::string files;
+    for (const Shard &s : shards)
+      files += (files.empty() ? "" : ", ") + s.inputPath;
+    return Status::failure("--tensors '" + options.tensors + "' matches no tensor in " + files);
+  }
+  return Status::success();
+}
+
+/// The progress line: tensors done, GB/s of input, time left.
+class Progress {
+public:
+  Progress(llvm::raw_ostream &err, bool enabled, size_t tensors, uint64_t bytes)
+      : err_(err), enabled_(enabled), tensors_(tensors), bytes_(bytes),
+        start_(std::chrono::steady_clock::now()) {}
+  void advance(uint64_t bytes) {
+    ++done_;
+    doneBytes_ += bytes;
+    if (!enabled_)
+      return;
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = s > 0 ? double(doneBytes_) / s : 0;
+    const double left = rate > 0 ? double(bytes_ - doneBytes_) / rate : 0;
+    err_ << fmt::format("\rquantize: {}/{} tensors, {:.2f} GB/s, {:.0f} s left   ", done_,
+                        tensors_, rate / 1e9, left);
+    err_.flush();
+  }
+  void finish() {
+    if (enabled_ && done_)
+      err_ << "\n";
+  }
+
+private:
+  llvm::raw_ostream &err_;
+  bool enabled_;
+  size_t tensors_, done_ = 0;
+  uint64_t bytes_, doneBytes_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// The output file of one shard, staged.
+Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard,
+                              const std::vector<const Selected *> &quantized,
+                              const std::vector<uint16_t> &rotation, Progress &progress,
+                              llvm::raw_ostream &out) {
+  std::map<const TensorInfo *, const Selected *> byTensor;
+  for (const Selected *s : quantized)
+    byTensor[s->tensor] = s;
+  std::vector<weights::PlannedTensor> planned;
+  weights::Metadata metadata;
+  for (const auto &[key, value] : shard.file.metadata())
+    if (key.rfind("mxforge.", 0) != 0) // ours are rewritten below
+      metadata.emplace_back(key, value);
+  metadata.emplace_back("mxforge.version", mxforgeVersion());
+  for (const TensorInfo &t : shard.file.tensors()) {
+    auto it = byTensor.find(&t);
+    if (it == byTensor.end()) {
+      planned.push_back({t.name, t.dtype, t.shape});
+      continue;
+    }
+    const Selected &s = *it->second;
+    const uint64_t n = t.shape[0];
+    planned.push_back({t.name, "U8", {n, s.sizes.codeBytes / n}});
+    planned.push_back({s.scaleName, "U8", {s.sizes.scaleShape.rows, s.sizes.scaleShape.cols}});
+    metadata.emplace_back("mxforge.spec." + t.name, printSpec(s.spec));
+  }
+  Result<weights::SafetensorsPlan> plan = weights::planSafetensors(planned, metadata);
+  if (!plan.ok())
+    return Result<StagedFile>::failure(shard.outputPath + ": " + plan.error());
+  std::vector<uint8_t> bytes(plan.value().fileSize);
+  std::memcpy(bytes.data(), plan.value().header.data(), plan.value().header.size());
+  size_t slot = 0;
+  for (const TensorInfo &t : shard.file.tensors()) {
+    auto it = byTensor.find(&t);
+    if (it == byTensor.end()) {
+      std::memcpy(bytes.data() + plan.value().offsets[slot++], shard.file.data(t), t.bytes());
+      continue;
+    }
+    const Selected &s = *it->second;
+    uint8_t *codes = bytes.data() + plan.value().offsets[slot++];
+    uint8_t *scales = bytes.data() + plan.value().offsets[slot++];
+    const RotateQuantProblem problem = rotateQuantProblem(s.spec, 0);
+    // The mapping is page-aligned, so the tensor is 2-byte aligned whenever
+    // its offset is even (always, from any writer we know of); otherwise
+    // it is read through an aligned copy.
+    std::vector<uint16_t> copy;
+    const uint16_t *w = reinterpret_cast<const uint16_t *>(shard.file.data(t));
+    if (reinterpret_cast<uintptr_t>(shard.file.data(t)) % alignof(uint16_t) != 0) {
+      copy.resize(t.elements());
+      std::memcpy(copy.data(), shard.file.data(t), t.bytes());
+      w = copy.data();
+    }
+    const uint16_t *r = rotation.empty() ? nullptr : rotation.data();
+    if (Status st = weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
+                                             options.threads, codes, scales);
+        !st.ok())
+      return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + t.name + "': " +
+                                         st.message());
+    if (options.check) {
+      QuantizationError e =
+          measureQuantization(problem, s.spec.wlayout, w, t.shape[0], r, codes, scales);
+      out << fmt::format("{:<48} {:>12.6f} {:>12.6f} {:>10.6f}\n", t.name, e.relativeToSource,
+                         e.relativeToRotated, e.clippedFraction);
+    }
+    progress.advance(t.bytes());
+  }
+  return StagedFile::stage(shard.outputPath, bytes.data(), bytes.size());
+}
+
+/// The index of a sharded checkpoint: its JSON and the shard file names.
+struct Index {
+  weights::json::Value root;
+  std::vector<std::string> shardNames; // in first-mention order
+};
+
+Result<Index> readIndex(const std::string &path) {
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path, uint64_t(256) << 20);
+  if (!bytes.ok())
+    return bytes.status();
+  Result<weights::json::Value> root = weights::json::parse(
+      std::string_view(reinterpret_cast<const char *>(bytes.value().data()), bytes.value().size()));
+  if (!root.ok())
+    return Result<Index>::failure(path + ": malformed JSON: " + root.error());
+  const weights::json::Value *map = root.value().find("weight_map");
+  if (!root.value().isObject() || !map || !map->isObject())
+    return Result<Index>::failure(path + ": no \"weight_map\" object (not a safetensors index)");
+  Index index;
+  std::set<std::string> seen;
+  for (const auto &[name, file] : map->members) {
+    if (!file.isString() || file.text.empty() || file.text.find('/') != std::string::npos)
+      return Result<Index>::failure(path + ": weight_map entry '" + name +
+                                    "' must name a shard file in the index's directory");
+    if (seen.insert(file.text).second)
+      index.shardNames.push_back(file.text);
+  }
+  index.root = std::move(root.value());
+  return index;
+}
+
+/// The index for the output: weight_map gains each <p>.weight_scale (in its
+/// weight's shard) and metadata.total_size the output's data size.
+std::string updatedIndex(const Index &index, const std::vector<Selected> &selected,
+                         const std::vector<Shard> &shards, uint64_t totalSize) {
+  weights::json::Value root = index.root;
+  for (auto &[key, value] : root.members) {
+    if (key == "weight_map") {
+      for (const Selected &s : selected) {
+        weights::json::Value file;
+        file.kind = weights::json::Value::Kind::String;
+        file.text = shards[s.shard].fileName;
+        value.members.emplace_back(s.scaleName, file);
+      }
+    } else if (key == "metadata" && value.isObject()) {
+      for (auto &[mkey, mvalue] : value.members)
+        if (mkey == "total_size") {
+          mvalue.kind = weights::json::Value::Kind::Number;
+          mvalue.text = std::to_string(totalSize);
+        }
+    }
+  }
+  return weights::json::serialize(root) + "\n";
+}
+
+} // namespace
+
+Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out,
+                          llvm::raw_ostream &err) {
+  // Phase 1: check everything.
+  if (Status s = checkUserSpec(options.spec); !s.ok())
+    return s;
+  Result<KernelSpec> probe = specFor(options.spec, 256, 256);
+  std::vector<uint16_t> rotation;
+  if (isLearned(probe.value().rot)) {
+    if (!options.rotation)
+      return Status::failure(std::string("rot=") + rotationKindName(probe.value().rot) +
+                             " needs --rotation FILE (the learned R)");
+    Result<std::vector<uint16_t>> r = readRotation(*options.rotation);
+    if (!r.ok())
+      return r.status();
+    rotation = std::move(r.value());
+  } else if (options.rotation) {
+    return Status::failure(std::string("--rotation is only for learned rotations; the spec has rot=") +
+                           rotationKindName(probe.value().rot));
+  }
+
+  const bool sharded = endsWith(options.in, kIndexSuffix);
+  std::optional<Index> index;
+  std::vector<Shard> shards;
+  std::string indexOutput;
+  if (sharded) {
+    Result<Index> read = readIndex(options.in);
+    if (!read.ok())
+      return read.status();
+    index = std::move(read.value());
+    struct stat st;
+    if (stat(options.out.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      return Status::failure("--out " + options.out +
+                             ": a sharded checkpoint is written to a directory, and this is a file");
+    const std::string inName = options.in.substr(options.in.rfind('/') + 1);
+    indexOutput = joinPath(options.out, inName);
+    for (const std::string &name : index->shardNames)
+      shards.push_back({joinPath(dirName(options.in), name), joinPath(options.out, name), name, {}});
+  } else {
+    if (!endsWith(options.in, ".safetensors"))
+      return Status::failure("--in " + options.in +
+                             ": give a .safetensors file or a model.safetensors.index.json");
+    shards.push_back({options.in, options.out, "", {}});
+  }
+  for (Shard &s : shards) {
+    Result<SafetensorsFile> file = SafetensorsFile::open(s.inputPath);
+    if (!file.ok())
+      return file.status();
+    s.file = std::move(file.value());
+  }
+  if (index) { // the index and the shards must agree
+    const weights::json::Value *map = index->root.find("weight_map");
+    for (const auto &[name, file] : map->members) {
+      for (const Shard &s : shards)
+        if (s.fileName == file.text && !s.file.find(name))
+          return Status::failure(options.in + ": weight_map puts '" + name + "' in " + file.text +
+                                 ", which has no such tensor");
+    }
+    for (const Shard &s : shards)
+      for (const TensorInfo &t : s.file.tensors()) {
+        const weights::json::Value *entry = map->find(t.name);
+        if (!entry || entry->text != s.fileName)
+          return Status::failure(s.inputPath + ": tensor '" + t.name +
+                                 "' is not in the index's weight_map for this shard");
+      }
+  }
+  std::vector<Selected> selected;
+  if (Status s = selectTensors(options, shards, rotation, selected); !s.ok())
+    return s;
+
+  std::vector<std::string> outputs, what, inputs;
+  for (const Shard &s : shards) {
+    outputs.push_back(s.outputPath);
+    what.push_back("output " + s.outputPath);
+    inputs.push_back(s.inputPath);
+  }
+  if (sharded) {
+    outputs.push_back(indexOutput);
+    what.push_back("output index " + indexOutput);
+    inputs.push_back(options.in);
+  }
+  for (const std::string &path : outputs)
+    if (Status s = checkOutputPath(path, options.force); !s.ok())
+      return s;
+  if (sharded)
+    if (Status s = createDirectories(options.out); !s.ok())
+      return s;
+  if (Status s = checkDistinctOutputs(outputs, what, inputs); !s.ok())
+    return s;
+
+  // Phase 2: build and stage every output.
+  uint64_t quantBytes = 0;
+  for (const Selected &s : selected)
+    quantBytes += s.tensor->bytes();
+  Progress progress(err, options.progress, selected.size(), quantBytes);
+  if (options.check)
+    out << fmt::format("{:<48} {:>12} {:>12} {:>10}\n", "tensor", "rel.err/src", "rel.err/rot",
+                       "clipped");
+  std::vector<StagedFile> staged;
+  uint64_t totalSize = 0;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    std::vector<const Selected *> mine;
+    for (const Selected &s : selected)
+      if (s.shard == i)
+        mine.push_back(&s);
+    Result<StagedFile> file = buildShard(options, shards[i], mine, rotation, progress, out);
+    if (!file.ok())
+      return file.status();
+    // total_size counts tensor bytes: the file size less its header.
+    Result<SafetensorsFile> written = SafetensorsFile::open(file.value().temporary());
+    if (!written.ok())
+      return Status::failure("the staged output does not read back: " + written.error());
+    for (const TensorInfo &t : written.value().tensors())
+      totalSize += t.bytes();
+    staged.push_back(std::move(file.value()));
+  }
+  progress.finish();
+  if (sharded) {
+    const std::string text = updatedIndex(*index, selected, shards, totalSize);
+    Result<StagedFile> file = StagedFile::stage(indexOutput, text.data(), text.size());
+    if (!file.ok())
+      return file.status();
+    staged.push_back(std::move(file.value()));
+  }
+
+  // Phase 3: commit.
+  for (StagedFile &f : staged)
+    if (Status s = f.commit(); !s.ok())
+      return s;
+  out << fmt::format("quantized {} tensor{} ({:.2f} M weights) into {} file{}: {}\n",
+                     selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
+                     staged.size(), staged.size() == 1 ? "" : "s", options.out);
+  return Status::success();
+}
+
+} // namespace mxf::cli

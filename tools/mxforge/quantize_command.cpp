@@ -1,0 +1,83 @@
+//===- quantize_command.cpp - mxforge quantize: the command line ----------===//
+//
+// Options and their checks; the work is quantize_checkpoint.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/mxforge/commands.h"
+
+#include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/quantize_checkpoint.h"
+
+#include <unistd.h>
+
+namespace mxf::cli {
+namespace {
+
+namespace cl = llvm::cl;
+
+cl::SubCommand quantizeCommand("quantize",
+                               "Quantize the weights of a safetensors checkpoint (Quark MXFP4 "
+                               "convention)");
+cl::opt<std::string> inFlag("in", cl::sub(quantizeCommand), cl::value_desc("PATH"),
+                            cl::desc("A .safetensors file or a sharded model.safetensors.index.json"),
+                            cl::cat(mxforgeCategory()));
+cl::opt<std::string> outFlag("out", cl::sub(quantizeCommand), cl::value_desc("PATH"),
+                             cl::desc("The output file (a directory for a sharded input)"),
+                             cl::cat(mxforgeCategory()));
+cl::opt<std::string> specFlag("spec", cl::sub(quantizeCommand), cl::value_desc("SPEC"),
+                              cl::desc("A quant_weight spec without K and N"),
+                              cl::cat(mxforgeCategory()));
+cl::opt<std::string> tensorsFlag("tensors", cl::sub(quantizeCommand), cl::value_desc("REGEX"),
+                                 cl::desc("Quantize the tensors whose full name matches (POSIX "
+                                          "extended regex)"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<std::string> rotationFlag("rotation", cl::sub(quantizeCommand), cl::value_desc("FILE"),
+                                  cl::desc("Learned R: FILE.npy, FILE.safetensors[:TENSOR]"),
+                                  cl::cat(mxforgeCategory()));
+cl::opt<std::string> threadsFlag("threads", cl::sub(quantizeCommand), cl::value_desc("N"),
+                                 cl::desc("Worker threads (default: one per hardware thread)"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<bool> forceFlag("force", cl::sub(quantizeCommand),
+                        cl::desc("Replace existing outputs"), cl::cat(mxforgeCategory()));
+cl::opt<bool> checkFlag("check", cl::sub(quantizeCommand),
+                        cl::desc("Dequantize what was written; print per-tensor relative error "
+                                 "and clipped fraction"),
+                        cl::cat(mxforgeCategory()));
+
+int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  QuantizeOptions options;
+  for (auto [flag, name, target] :
+       {std::tuple{&inFlag, "--in", &options.in}, std::tuple{&outFlag, "--out", &options.out},
+        std::tuple{&specFlag, "--spec", &options.spec},
+        std::tuple{&tensorsFlag, "--tensors", &options.tensors}}) {
+    if (!flag->getNumOccurrences() || flag->getValue().empty())
+      return reportError(err, std::string("quantize needs ") + name, kExitUsage);
+    *target = flag->getValue();
+  }
+  if (rotationFlag.getNumOccurrences())
+    options.rotation = rotationFlag.getValue();
+  if (threadsFlag.getNumOccurrences()) {
+    Result<int> threads = parseIntFlag("--threads", threadsFlag.getValue());
+    if (!threads.ok())
+      return reportError(err, threads.error(), kExitUsage);
+    if (threads.value() < 1 || threads.value() > 1024)
+      return reportError(err, "--threads must be in 1..1024", kExitUsage);
+    options.threads = unsigned(threads.value());
+  }
+  options.force = forceFlag;
+  options.check = checkFlag;
+  options.progress = isatty(STDERR_FILENO) == 1; // quiet in pipes and logs
+  return runQuantize(options, out, err);
+}
+
+} // namespace
+
+int runQuantize(const QuantizeOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  Status status = quantizeCheckpoint(options, out, err);
+  return status.ok() ? kExitSuccess : reportError(err, status.message());
+}
+
+Subcommand quantizeSubcommand() { return {&quantizeCommand, runSelected}; }
+
+} // namespace mxf::cli
