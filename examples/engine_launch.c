@@ -53,6 +53,7 @@ typedef int (*LaunchFn)(void *function, unsigned gx, unsigned gy, unsigned gz, u
                         unsigned by, unsigned bz, unsigned shared, void *stream, void **params,
                         void **extra);
 typedef int (*SyncFn)(void);
+typedef int (*UnloadFn)(void *module);
 
 /* The engine's own launch: its HIP runtime, its module, its call. */
 static int launchWithOwnHip(const void *code, const char *symbol, const mxf_launch_params *p,
@@ -67,7 +68,8 @@ static int launchWithOwnHip(const void *code, const char *symbol, const mxf_laun
   GetFunctionFn getFunction = (GetFunctionFn)dlsym(hip, "hipModuleGetFunction");
   LaunchFn launch = (LaunchFn)dlsym(hip, "hipModuleLaunchKernel");
   SyncFn sync = (SyncFn)dlsym(hip, "hipDeviceSynchronize");
-  if (!loadData || !getFunction || !launch || !sync) {
+  UnloadFn unload = (UnloadFn)dlsym(hip, "hipModuleUnload");
+  if (!loadData || !getFunction || !launch || !sync || !unload) {
     fprintf(stderr, "engine_launch: the HIP runtime lacks an entry point\n");
     return 0;
   }
@@ -84,6 +86,9 @@ static int launchWithOwnHip(const void *code, const char *symbol, const mxf_laun
                    p->workgroup[1], p->workgroup[2], p->dynamic_lds_bytes, NULL, NULL, extra);
   if (error == 0)
     error = sync();
+  /* The engine's module is the engine's to unload (after the work is done). */
+  if (module && unload(module) != 0 && error == 0)
+    error = -1;
   if (error != 0) {
     fprintf(stderr, "engine_launch: HIP returned error %d\n", error);
     return 0;
