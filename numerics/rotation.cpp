@@ -33,6 +33,9 @@ void matrixRotateBlock(const uint16_t *x, const uint16_t *r, int rs, int chunk, 
   }
 }
 
+
+} // namespace
+
 void butterflyRotateBlock(const uint16_t *x, int rs, float *y) {
   for (int i = 0; i < rs; ++i)
     y[i] = bf16ToF32(x[i]);
@@ -47,8 +50,6 @@ void butterflyRotateBlock(const uint16_t *x, int rs, float *y) {
   for (int i = 0; i < rs; ++i)
     y[i] *= norm;
 }
-
-} // namespace
 
 float hadamardNormF32(int rs) {
   // 1/sqrt(rs) for rs = 2^n: 2^(-n/2), times sqrt(1/2) when n is odd. long

@@ -279,26 +279,11 @@ void RowRotator::rotate(const uint16_t *x, float *y) {
     for (size_t i = 0; i < k; ++i)
       y[i] = bf16ToF32(x[i]);
     break;
-  case RotationKind::HadamardButterfly: {
-    // The reference's f32 butterfly: the same operations on the same values
-    // in the same order per element, so identical bits.
-    const float norm = hadamardNormF32(int(rs));
-    for (size_t b = 0; b < k; b += rs) {
-      float *v = y + b;
-      for (size_t i = 0; i < rs; ++i)
-        v[i] = bf16ToF32(x[b + i]);
-      for (size_t h = 1; h < rs; h *= 2)
-        for (size_t base = 0; base < rs; base += 2 * h)
-          for (size_t i = base; i < base + h; ++i) {
-            float a = v[i], c = v[i + h];
-            v[i] = a + c;
-            v[i + h] = a - c;
-          }
-      for (size_t i = 0; i < rs; ++i)
-        v[i] *= norm;
-    }
+  case RotationKind::HadamardButterfly:
+    // The reference's own f32 butterfly (numerics/rotation.h): identical bits.
+    for (size_t b = 0; b < k; b += rs)
+      butterflyRotateBlock(x + b, int(rs), y + b);
     break;
-  }
   case RotationKind::Hadamard:
     for (size_t b = 0; b < k; b += rs)
       rotateHadamardBlock(x + b, y + b);
