@@ -144,6 +144,24 @@ uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
 
 bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
 
+int64_t maxLaunchRows(const KernelSpec &spec) {
+  return kernelHasRowsOperand(spec.op) ? spec.M : spec.N;
+}
+
+Status checkLaunchRows(const KernelSpec &spec, int64_t m) {
+  if (!kernelHasRowsOperand(spec.op)) {
+    if (m == spec.N)
+      return Status::success();
+    return Status::failure("M=" + std::to_string(m) + ": " + kernelOpName(spec.op) +
+                           " always processes its N=" + std::to_string(spec.N) +
+                           " rows; launch it with m = N");
+  }
+  if (m < 1 || m > spec.M)
+    return Status::failure("M=" + std::to_string(m) + " is outside 1.." + std::to_string(spec.M) +
+                           " (the bucket of " + printSpec(spec) + ")");
+  return Status::success();
+}
+
 std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
   std::vector<ScalarArg> args;
   if (kernelHasRowsOperand(spec.op))
@@ -300,7 +318,8 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
     break;
   case KernelOp::QuantWeight: {
     ops.push_back(
-        meant(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false), "bf16 weights"));
+        meant(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false, "w_stride"),
+              "bf16 weights"));
     addRotation(spec, ops);
     KernelOperand q = codesOperand("q", spec, n, nWhy, true);
     q.derivation += std::string(", wlayout=") + weightLayoutName(spec.wlayout);

@@ -80,7 +80,8 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
 ///   rotate_quant_moe:  x, [r], topk_ids, q, s, sorted_ids, sorted_expert_ids,
 ///                      num_valid_ids
 ///   rotate_quant_gemm: x, [r], w_q, w_s, y
-///   quant_weight:      w, [r], q, s
+///   quant_weight:      w, [r], q, s   (w with a row stride; q and s dense:
+///                      the weight layouts are defined on whole matrices)
 /// r is listed only for rot=learned ([RS, RS]) and learned_per_block
 /// ([K/RS, RS, RS]). Every op but quant_weight also takes the runtime row
 /// count (i32, 1 <= rows <= M) after these; kernelHasRowsOperand says which.
@@ -97,6 +98,13 @@ Result<KernelOperand> findKernelOperand(const KernelSpec &spec, int64_t rows,
 /// Whether the op takes the runtime row count `rows : i32` (all but
 /// quant_weight, which always processes N rows).
 bool kernelHasRowsOperand(KernelOp op);
+
+/// The most rows one launch of `spec` processes: its M bucket, or N for
+/// quant_weight (which has no bucket and always processes its N rows).
+int64_t maxLaunchRows(const KernelSpec &spec);
+/// Whether a launch may process `m` rows: 1 <= m <= M, or m == N for
+/// quant_weight; the message names m and the limit.
+Status checkLaunchRows(const KernelSpec &spec, int64_t m);
 
 /// MoE sorting sizes of a rotate_quant_moe spec at `rows` tokens:
 /// capacity = rows*topk + E*block - topk, blocks = ceil(capacity / block).

@@ -301,7 +301,8 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
     entry->operands = mxf::kernelOperands(handle.value()->spec);
     for (const mxf::KernelOperand &operand : entry->operands)
       entry->operandBytes.push_back(
-          mxf::runtime::operandBytes(handle.value()->spec, handle.value()->spec.M, operand.name)
+          mxf::runtime::operandBytes(handle.value()->spec,
+                                     int(mxf::maxLaunchRows(handle.value()->spec)), operand.name)
               .value());
     entry->spec = mxf::printSpec(handle.value()->spec);
     entry->name = object.kernel.name;
@@ -322,7 +323,7 @@ mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info *info) 
   info->spec = kernel->spec.c_str();
   info->name = kernel->name.c_str();
   info->origin = kernel->origin.c_str();
-  info->bucket = kernel->handle->spec.M;
+  info->bucket = int(mxf::maxLaunchRows(kernel->handle->spec));
   info->vgprs = object.kernel.vgprCount;
   info->sgprs = object.kernel.sgprCount;
   info->lds_bytes = object.kernel.ldsBytes;
@@ -357,10 +358,8 @@ mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_inf
     return nullArgument("mxf_kernel_get_launch", "info");
   const mxf::CodeObject &object = kernel->handle->object;
   const mxf::KernelSpec &spec = kernel->handle->spec;
-  if (m < 1 || m > spec.M)
-    return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_kernel_get_launch: M=" + std::to_string(m) +
-                                                " is outside 1.." + std::to_string(spec.M) +
-                                                " (the bucket of " + kernel->spec + ")");
+  if (mxf::Status rows = mxf::checkLaunchRows(spec, m); !rows.ok())
+    return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_kernel_get_launch: " + rows.message());
   const std::array<uint32_t, 3> grid = object.launch.gridFor(uint32_t(m));
   for (int d = 0; d < 3; ++d)
     info->grid[d] = grid[d];
@@ -436,10 +435,8 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
                 name + ": " + kernel.spec + " takes " + std::to_string(kernel.operands.size()) +
                     " operands, " + std::to_string(operandCount) + " were given");
   const mxf::KernelSpec &spec = kernel.handle->spec;
-  if (m < 1 || m > spec.M)
-    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": M=" + std::to_string(m) +
-                                                " is outside 1.." + std::to_string(spec.M) +
-                                                " (the bucket of " + kernel.spec + ")");
+  if (mxf::Status rows = mxf::checkLaunchRows(spec, m); !rows.ok())
+    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + rows.message());
   for (size_t i = 0; rowStrides && i < operandCount; ++i)
     if (rowStrides[i] != 0)
       checked.strides[kernel.operands[i].name] = rowStrides[i];

@@ -89,10 +89,22 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// The order in which workgroups are handed to the worker threads. A
+/// kernel whose result depends on it has a race between workgroups (two
+/// writing one byte, or one reading what another writes): the determinism
+/// tests run the same launch in every order and compare the bytes.
+enum class WorkgroupOrder : uint8_t {
+  Forward,  // linear workgroup id 0, 1, 2, ...
+  Reverse,  // the last workgroup first
+  Shuffled, // a permutation drawn from workgroupOrderSeed
+};
+
 struct LaunchOptions {
   /// Worker threads over workgroups; 0 = hardware concurrency. Results never
   /// depend on it.
   unsigned threads = 0;
+  WorkgroupOrder workgroupOrder = WorkgroupOrder::Forward;
+  uint64_t workgroupOrderSeed = 0; // for WorkgroupOrder::Shuffled
   /// Device address at which launch() places the kernarg segment (and, after
   /// it, the dispatch packet and queue stub when the kernel asks for them).
   /// Must not overlap a registered buffer.

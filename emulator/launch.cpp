@@ -12,9 +12,11 @@
 #include "emulator/executor.h"
 #include "emulator/operands.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <thread>
 
 namespace mxf::emu {
@@ -132,6 +134,17 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(threads ? threads : 1, numGroups)));
 
+  // Dispatch position -> linear workgroup id.
+  std::vector<uint64_t> order;
+  if (options.workgroupOrder != WorkgroupOrder::Forward) {
+    order.resize(numGroups);
+    for (uint64_t i = 0; i < numGroups; ++i)
+      order[i] = options.workgroupOrder == WorkgroupOrder::Reverse ? numGroups - 1 - i : i;
+    if (options.workgroupOrder == WorkgroupOrder::Shuffled) {
+      std::mt19937_64 rng(options.workgroupOrderSeed);
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+  }
   std::atomic<uint64_t> next{0};
   std::mutex failureMutex;
   uint64_t failedGroup = UINT64_MAX;
@@ -139,13 +152,14 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   std::vector<WaveStats> perThread(threads);
   auto worker = [&](unsigned t) {
     while (true) {
-      const uint64_t index = next.fetch_add(1);
-      if (index >= numGroups)
+      const uint64_t position = next.fetch_add(1);
+      if (position >= numGroups)
         return;
+      const uint64_t index = order.empty() ? position : order[position];
       {
         std::lock_guard<std::mutex> lock(failureMutex);
         if (index > failedGroup)
-          return; // a lower-numbered group already failed
+          continue; // a lower-numbered group already failed
       }
       const std::array<uint32_t, 3> id = {uint32_t(index % grid[0]),
                                           uint32_t((index / grid[0]) % grid[1]),

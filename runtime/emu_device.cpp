@@ -126,6 +126,8 @@ protected:
                                   request.kernargs->data() + request.kernargs->size());
     emu::LaunchOptions options;
     options.threads = options_.threads;
+    options.workgroupOrder = options_.workgroupOrder;
+    options.workgroupOrderSeed = options_.workgroupOrderSeed;
     options.maxInstructionsPerWave = options_.maxInstructionsPerWave;
     Result<emu::LaunchStats> stats =
         emu::launch(*code, request.info->name, {config.grid.x, config.grid.y, config.grid.z},

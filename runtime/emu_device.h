@@ -17,6 +17,7 @@
 #define MXFORGE_RUNTIME_EMU_DEVICE_H
 
 #include "numerics/status.h"
+#include "emulator/emulator.h"
 #include "runtime/device.h"
 
 #include <cstdint>
@@ -28,6 +29,10 @@ struct EmuDeviceOptions {
   /// Worker threads over workgroups; 0 = all hardware threads. Results never
   /// depend on it.
   unsigned threads = 0;
+  /// The order workgroups are dispatched in (emulator/emulator.h): results
+  /// must not depend on it either; the determinism tests vary it.
+  emu::WorkgroupOrder workgroupOrder = emu::WorkgroupOrder::Forward;
+  uint64_t workgroupOrderSeed = 0;
   /// Stops a wave after this many instructions (a kernel that never ends);
   /// 0 = no limit.
   uint64_t maxInstructionsPerWave = 50'000'000;

@@ -20,9 +20,8 @@ Status checkStrideNames(const KernelSpec &spec, const RowStrides &strides) {
 Status checkRows(const KernelSpec &spec, const LaunchRecord &record, int m) {
   if (Status valid = validateSpec(spec); !valid.ok())
     return valid;
-  if (m < 1 || m > spec.M)
-    return Status::failure("m=" + std::to_string(m) + " is outside 1.." + std::to_string(spec.M) +
-                           " (the bucket of " + printSpec(spec) + ")");
+  if (Status rows = checkLaunchRows(spec, m); !rows.ok())
+    return rows;
   if (Status valid = record.validate(); !valid.ok())
     return valid;
   return record.checkRows(m);

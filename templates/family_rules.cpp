@@ -2,6 +2,7 @@
 
 #include "templates/family_rules.h"
 
+#include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/rules.h"
 
 namespace mxf {
@@ -11,6 +12,7 @@ const std::vector<FamilyRules> &familyRules() {
   // registry.cpp pairs each with its kernel builder.
   static const std::vector<FamilyRules> rules = {
       rotateQuantRules(),
+      quantWeightRules(),
   };
   return rules;
 }

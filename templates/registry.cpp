@@ -2,6 +2,7 @@
 
 #include "templates/registry.h"
 
+#include "templates/quant_weight/family.h"
 #include "templates/rotate_quant/family.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -14,6 +15,7 @@ llvm::ArrayRef<TemplateFamily> templateFamilies() {
   // One line per family (docs/templates.md, "Adding a template family").
   static const TemplateFamily families[] = {
       rotateQuantFamily(),
+      quantWeightFamily(),
   };
   // Every family has its rules in familyRules() and a builder here, in the
   // same order: one list of ops, checked once.

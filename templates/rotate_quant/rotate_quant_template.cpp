@@ -24,10 +24,12 @@
 #include "templates/rotate_quant/rotate_quant_template.h"
 
 #include "templates/common/block_quantizer.h"
+#include "templates/common/code_writer.h"
 #include "templates/common/hadamard_operands.h"
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/scale_writer.h"
+#include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/tiling.h"
 
 #include "numerics/layouts.h"
@@ -69,7 +71,7 @@ public:
       : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func), quantizer(b, spec) {
     r = args.get("r");
     s = args.get("s");
-    m = args.get("m");
+    m = args.get("m"); // null for quant_weight, whose row count is N
     if (tiling.ldsBytes > 0)
       lds = func.getWorkgroupAttributions().front();
   }
@@ -86,19 +88,28 @@ public:
                      wave);
     rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
     row = add(mulBy(rowTile, kTileRows), token);
-    mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
-    // x and q as m rows their row strides apart (an engine's views); the
-    // static shapes of the arguments are only the spec's M.
     auto strideOf = [&](const char *name) {
       return arith::IndexCastOp::create(b, b.getIndexType(), args.get(name));
     };
-    x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
-    q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
+    if (spec.op == KernelOp::QuantWeight) {
+      // The weight kernel: always N rows (a build-time constant), w at its
+      // row stride, codes dense in the weight layout (docs/templates.md).
+      mIndex = idx(spec.N);
+      x = rowStridedView(b, args.get("w"), mIndex, strideOf("w_stride"));
+      q = args.get("q");
+    } else {
+      mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
+      // x and q as m rows their row strides apart (an engine's views); the
+      // static shapes of the arguments are only the spec's M.
+      x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
+      q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
+    }
     rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
     scales.emplace(b, spec.layout, s, row);
+    codes.emplace(b, spec.op == KernelOp::QuantWeight ? spec.wlayout : WeightLayout::Plain, q, row);
     if (tiling.fillsScalePadding) {
       // pad256(M): the shuffled scale rows the kernel fills with 0x7F.
       Value padded = mulBy(divBy(add(mIndex, idx(255)), 256), 256);
@@ -614,12 +625,7 @@ private:
     Value bytes = block.bytes, scaleByte = block.scaleByte;
 
     ifThen(rowValid, [&] {
-      // Codes of channels (4g..4g+3) are bytes 2g, 2g+1 of the block's 16;
-      // those of (16+4g..) are bytes 8+2g, 8+2g+1.
-      Value codeBase = add(mulBy(scaleBlock, 16), mulBy(group, 2));
-      vector::StoreOp::create(b, slice(bytes, 0, 2), q, mlir::ValueRange{row, codeBase});
-      vector::StoreOp::create(b, slice(bytes, 2, 2), q,
-                              mlir::ValueRange{row, add(codeBase, idx(8))});
+      codes->storeLaneCodes(scaleBlock, group, bytes);
       if (!rowInPadding)
         ifThen(isGroupZero, [&] {
           scales->store(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
@@ -644,16 +650,19 @@ private:
   BlockQuantizer quantizer;
   std::optional<HadamardOperands> hadamard; // once the lane is known
   std::optional<ScaleWriter> scales;        // once the row is known
+  std::optional<CodeWriter> codes;          // once the row is known
   Value x, r, q, s, m, lds;
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
 };
 
 } // namespace
 
-Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
-                              llvm::StringRef kernelName) {
-  if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
-    return supported;
+namespace {
+/// Both families' kernels: the activation kernel, and the weight kernel,
+/// which is the same computation over N fixed rows (rotateQuantEmitter
+/// branches on the op only where rows, strides and code layout differ).
+Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                   llvm::StringRef kernelName) {
   mlir::MLIRContext *ctx = module.getContext();
   ctx->loadDialect<mlir::amdgpu::AMDGPUDialect, mlir::arith::ArithDialect,
                    mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
@@ -694,6 +703,21 @@ Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
   RotateQuantEmitter(b, spec, tiling, func).emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();
+}
+} // namespace
+
+Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName) {
+  if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
+    return supported;
+  return buildKernel(module, spec, kernelName);
+}
+
+Status buildQuantWeightKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName) {
+  if (Status supported = checkQuantWeightSupported(spec); !supported.ok())
+    return supported;
+  return buildKernel(module, spec, kernelName);
 }
 
 } // namespace mxf

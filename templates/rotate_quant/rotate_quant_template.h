@@ -31,6 +31,14 @@ namespace mxf {
 Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
                               llvm::StringRef kernelName);
 
+/// Appends `gpu.func @<kernelName>(w, [r], q, s, w_stride) kernel`: the same
+/// rotation and quantization over the spec's N rows of w (a build-time
+/// constant, so no m argument), codes in the spec's weight layout (plain or
+/// preshuffle_16x16), scales in its scale layout (a4w4_shuffle rows padded
+/// to 256 with 0x7F). Fails for specs checkQuantWeightSupported refuses.
+Status buildQuantWeightKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName);
+
 } // namespace mxf
 
 #endif // MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H

@@ -6,16 +6,11 @@
 
 namespace mxf {
 
-Status checkRotateQuantSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
+Status checkRotatingQuantizerSupported(const KernelSpec &spec) {
   auto unsupported = [&](const std::string &what) {
-    return Status::failure(printSpec(spec) + ": the rotate_quant template does not support " +
-                           what + " yet");
+    return Status::failure(printSpec(spec) + ": the " + kernelOpName(spec.op) +
+                           " template does not support " + what + " yet");
   };
-  if (spec.op != KernelOp::RotateQuant)
-    return Status::failure(std::string("no template for op ") + kernelOpName(spec.op) +
-                           " yet (only rotate_quant is generated)");
   // Every K the spec accepts (a multiple of 32 and of RS, up to 65536): a
   // wave's work never grows with K, only the number of waves does.
   if (spec.fmt != ElemFormat::E2M1)
@@ -25,6 +20,14 @@ Status checkRotateQuantSupported(const KernelSpec &spec) {
   if (spec.round != Rounding::Rne)
     return unsupported("round=sr");
   return Status::success();
+}
+
+Status checkRotateQuantSupported(const KernelSpec &spec) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  if (spec.op != KernelOp::RotateQuant)
+    return Status::failure(printSpec(spec) + " is not a rotate_quant spec");
+  return checkRotatingQuantizerSupported(spec);
 }
 
 KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {

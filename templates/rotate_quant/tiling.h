@@ -39,6 +39,11 @@ struct KernelTiling {
   bool fillsScalePadding = false;
 };
 
+/// What the rotating quantizer (the emitter both rotate_quant and
+/// quant_weight are built by) can generate: fmt, rot and round; the message
+/// names the key and the op.
+Status checkRotatingQuantizerSupported(const KernelSpec &spec);
+
 /// Whether the rotate_quant template can generate `spec` (a valid spec may
 /// still be outside what the template supports); the message says which key.
 Status checkRotateQuantSupported(const KernelSpec &spec);

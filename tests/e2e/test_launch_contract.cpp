@@ -115,8 +115,8 @@ TEST_F(LaunchContract, TheRecordAloneGivesTheBytesOfTheSpecLauncher) {
 
 TEST_F(LaunchContract, BadRowCountsStridesAndBuffersAreRefusedByName) {
   Buffers b = allocate(x.size(), bytesOf("q"), bytesOf("s"));
-  EXPECT_NE(refused(b, 0).find("m=0 is outside 1..16"), std::string::npos);
-  EXPECT_NE(refused(b, 17).find("m=17 is outside 1..16"), std::string::npos);
+  EXPECT_NE(refused(b, 0).find("M=0 is outside 1..16"), std::string::npos);
+  EXPECT_NE(refused(b, 17).find("M=17 is outside 1..16"), std::string::npos);
   // A record whose class serves fewer rows than the spec's bucket.
   LaunchRecord small = kernel.code.launch;
   small.maxRows = 4;

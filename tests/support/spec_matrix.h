@@ -13,6 +13,7 @@
 
 #include "spec/kernel_spec.h"
 
+#include <algorithm>
 #include <cassert>
 #include <ostream>
 #include <utility>
@@ -120,6 +121,77 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       specs.push_back(spec);
     }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K = 364
+  return specs;
+}
+
+/// The quant_weight matrix (issue 14): every rotation size and kind x every
+/// scale rule, with the weight layout, the scale layout and the
+/// intermediate rotating, over (N, K) shapes that keep emulation quick
+/// (N*K <= 1.2M; N not a multiple of 256 for the shuffled scale padding,
+/// K not a multiple of 256 for its padding columns); then the extremes of
+/// one launch, a wide and a tall matrix.
+inline std::vector<KernelSpec> quantWeightSpecMatrix() {
+  const std::pair<int, int> shapes[] = {
+      {16, 512},  {48, 1024}, {272, 2048}, {256, 256}, {112, 4096},
+      {32, 8192}, {528, 512}, {80, 1536},  {160, 320}, {64, 2304},
+  };
+  const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even,       ScaleRule::Rceil,
+                             ScaleRule::Ceil,  ScaleRule::RceilRecip, ScaleRule::Even126};
+  struct Rotation {
+    int rs;
+    RotationKind kind;
+  };
+  std::vector<Rotation> rotations{{0, RotationKind::None}};
+  for (int rs : {32, 64, 128, 256})
+    for (RotationKind kind :
+         {RotationKind::Hadamard, RotationKind::Learned, RotationKind::LearnedPerBlock})
+      rotations.push_back({rs, kind});
+  std::vector<KernelSpec> specs;
+  size_t next = 0;
+  for (const Rotation &rotation : rotations)
+    for (ScaleRule rule : rules) {
+      KernelSpec spec;
+      spec.op = KernelOp::QuantWeight;
+      auto [n, k] = shapes[next % std::size(shapes)];
+      // K a multiple of the rotation block and, for the preshuffle, of 64.
+      const bool preshuffled = next % 2 == 0;
+      const int multiple = std::max(rotation.rs, preshuffled ? 64 : 32);
+      spec.N = n;
+      spec.K = (k + multiple - 1) / multiple * multiple;
+      spec.RS = rotation.rs;
+      spec.rot = rotation.kind;
+      spec.scale = rule;
+      spec.wlayout = preshuffled ? WeightLayout::Preshuffle16x16 : WeightLayout::Plain;
+      spec.layout = (next / 2) % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      spec.inter = (next / 4) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++next;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // One launch's extremes: the longest K over one row tile, and many rows
+  // (grid.y = 4096 row tiles) of a short K.
+  const struct {
+    int n, k, rs;
+    RotationKind kind;
+  } extremes[] = {{16, 65536, 128, RotationKind::Hadamard},
+                  {32, 65536, 0, RotationKind::None},
+                  {65536, 64, 64, RotationKind::Learned},
+                  {16384, 256, 256, RotationKind::Hadamard}};
+  for (const auto &[n, k, rs, kind] : extremes) {
+    KernelSpec spec;
+    spec.op = KernelOp::QuantWeight;
+    spec.N = n;
+    spec.K = k;
+    spec.RS = rs;
+    spec.rot = kind;
+    spec.scale = rules[next % std::size(rules)];
+    spec.wlayout = next % 2 ? WeightLayout::Preshuffle16x16 : WeightLayout::Plain;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    ++next;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
+  // 13 rotations x 6 rules + 4 extremes = 82
   return specs;
 }
 

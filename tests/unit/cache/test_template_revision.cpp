@@ -48,6 +48,9 @@ const char *const kGoldenSpecs[] = {
     "rotate_quant:K=8192,RS=256,rot=hadamard",
     "rotate_quant:K=4096,RS=256,rot=learned,layout=a4w4_shuffle",
     "rotate_quant:K=4096,RS=64,rot=hadamard,scale=rceil,M=1",
+    // The weight kernel: rows fixed at N, both code layouts.
+    "quant_weight:K=4096,N=4096,RS=64,rot=hadamard,layout=a4w4_shuffle,wlayout=preshuffle_16x16",
+    "quant_weight:K=2048,N=512,RS=128,rot=learned",
 };
 
 const char *const kGoldenFile = MXFORGE_CACHE_GOLDEN_FILE;

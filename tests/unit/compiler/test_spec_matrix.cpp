@@ -1,6 +1,6 @@
 //===- test_spec_matrix.cpp - Every matrix spec compiles to a good kernel -===//
 //
-// For each rotate_quant spec of the matrix: the code object compiles in
+// For each rotate_quant and quant_weight spec of the matrices: the code object compiles in
 // process, uses no scratch and spills nothing, has no undefined symbols,
 // contains the instructions the template intends (checked on the MC
 // disassembly, not on assembly text), and stays within the register and LDS
@@ -88,7 +88,11 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_EQ(info.maxWorkgroupSize, uint32_t(tiling.workgroupSize()));
   EXPECT_EQ(info.explicitArgCount(),
             kernelOperands(spec).size() + kernelScalarArgs(spec).size()); // x,[r],q,s,m,strides
-  EXPECT_EQ(info.explicitArgCount(), isLearned(spec.rot) ? 7u : 6u);
+  // rotate_quant: x, q, s, m, x_stride, q_stride; quant_weight: w, q, s,
+  // w_stride (no row count: always N); r for a learned rotation.
+  EXPECT_EQ(info.explicitArgCount(),
+            (spec.op == KernelOp::QuantWeight ? 4u : 6u) + (isLearned(spec.rot) ? 1u : 0u));
+  EXPECT_EQ(compiled.value().launch.maxRows, uint32_t(maxLaunchRows(spec)));
   EXPECT_LE(info.vgprCount, kVgprBudget);
   EXPECT_EQ(undefinedSymbols(compiled.value().hsaco), std::vector<std::string>{});
 
@@ -134,6 +138,9 @@ std::string specTestName(const ::testing::TestParamInfo<KernelSpec> &info) {
 
 INSTANTIATE_TEST_SUITE_P(RotateQuant, SpecMatrix,
                          ::testing::ValuesIn(testing::rotateQuantSpecMatrix()), specTestName);
+// The weight kernel is the same emitter over N rows: the same budget.
+INSTANTIATE_TEST_SUITE_P(QuantWeight, SpecMatrix,
+                         ::testing::ValuesIn(testing::quantWeightSpecMatrix()), specTestName);
 
 // Compiles reuse MLIR contexts, TargetMachines and code generation pipelines
 // (compiler/object_pool.h, gfx950_target.h); what one compile leaves in them
