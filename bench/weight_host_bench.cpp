@@ -36,6 +36,7 @@ struct Row {
   mxf::RotationKind kind;
   int rs;
   mxf::ElemFormat format;
+  mxf::WeightLayout wlayout = mxf::WeightLayout::Plain;
 };
 
 std::vector<uint16_t> normalBf16(size_t n, uint64_t seed) {
@@ -80,13 +81,16 @@ int main(int argc, char **argv) {
                               RotationKind::LearnedPerBlock, RotationKind::HadamardButterfly})
       for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E2M3})
         table.push_back({kind, rs, format});
+  // The W6A16 tiles cost one scatter of 24-byte lanes per row; the first
+  // refRows rows are still the first bytes (tiles are row-tile major).
+  table.push_back({RotationKind::Hadamard, 64, ElemFormat::E2M3, mxf::WeightLayout::W6A16Tile16x128});
 
   const std::vector<uint16_t> w = normalBf16(rows * k, 1);
   fmt::print("quant_weight on the host, K={} N={} (reference: N={}), bf16 normal(0, 0.02),\n"
-             "scale=even round=rne inter=f32 layout=plain wlayout=plain; Melem/s = million "
+             "scale=even round=rne inter=f32 layout=plain, wlayout=plain unless named; Melem/s = million "
              "weight elements per second, median of {}\n\n",
              k, rows, refRows, repeats);
-  fmt::print("{:<20} {:>4} {:<9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6}\n", "rot", "RS", "fmt",
+  fmt::print("{:<20} {:>4} {:<22} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6}\n", "rot", "RS", "fmt",
              "ref", "1T", "2T", "1T/ref", "2T/ref", "2T/1T");
   bool allEqual = true;
   for (const Row &row : table) {
@@ -102,7 +106,7 @@ int main(int argc, char **argv) {
 
     auto start = Clock::now();
     mxf::Result<mxf::QuantizedRows> ref =
-        mxf::quantWeight(p, mxf::WeightLayout::Plain, w.data(), refRows, rotation);
+        mxf::quantWeight(p, row.wlayout, w.data(), refRows, rotation);
     const double refMs = millisSince(start);
     if (!ref.ok()) {
       fmt::print(stderr, "error: {}\n", ref.error());
@@ -114,7 +118,7 @@ int main(int argc, char **argv) {
       for (int rep = 0; rep < repeats; ++rep) {
         start = Clock::now();
         mxf::Result<mxf::QuantizedRows> host = mxf::weights::quantWeightHost(
-            p, mxf::WeightLayout::Plain, w.data(), rows, rotation, threads);
+            p, row.wlayout, w.data(), rows, rotation, threads);
         ms.push_back(millisSince(start));
         if (!host.ok()) {
           fmt::print(stderr, "error: {}\n", host.error());
@@ -128,8 +132,11 @@ int main(int argc, char **argv) {
       rates[threads - 1] = double(rows * k) / (median(ms) * 1e3);
     }
     const double refRate = double(refRows * k) / (refMs * 1e3);
-    fmt::print("{:<20} {:>4} {:<9} {:>9.2f} {:>9.1f} {:>9.1f} {:>8.0f}x {:>6.0f}x {:>5.2f}x\n",
-               mxf::rotationKindName(row.kind), row.rs, mxf::formatInfo(row.format).specName,
+    std::string format = mxf::formatInfo(row.format).specName;
+    if (row.wlayout != mxf::WeightLayout::Plain)
+      format += std::string(" ") + mxf::weightLayoutName(row.wlayout);
+    fmt::print("{:<20} {:>4} {:<22} {:>9.2f} {:>9.1f} {:>9.1f} {:>8.0f}x {:>6.0f}x {:>5.2f}x\n",
+               mxf::rotationKindName(row.kind), row.rs, format,
                refRate, rates[0], rates[1], rates[0] / refRate, rates[1] / refRate,
                rates[1] / rates[0]);
   }

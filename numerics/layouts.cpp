@@ -1,7 +1,7 @@
 //===- layouts.cpp - Scale and weight layouts engines consume -------------===//
 //
 // Reference (host) implementations of AITER's a4w4 scale shuffle and (16, 16)
-// weight preshuffle. These are the byte-exact oracles the generated kernels
+// weight preshuffle, and of mxforge's W6A16 tile layout of fp6 weights. These are the byte-exact oracles the generated kernels
 // are checked against, so they favour the plainest possible loops over speed;
 // docs/layouts.md derives every index formula.
 //
@@ -9,6 +9,7 @@
 
 #include "numerics/layouts.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -106,6 +107,35 @@ size_t weightIndex16x16(size_t row, size_t colByte, size_t kBytes) {
   return a * 16 * kBytes + b * 512 + h * 256 + r * 16 + c;
 }
 
+constexpr size_t kW6A16LanesPerTile = 64;
+constexpr size_t kW6A16BlocksPerTile = kW6A16TileK / 32;
+static_assert(kW6A16LanesPerTile == kW6A16TileRows * kW6A16BlocksPerTile);
+static_assert(kW6A16TileBytes == kW6A16LanesPerTile * kW6A16LaneBytes);
+
+/// Which way convertW6A16 moves the bytes.
+enum class TileDirection { ToTiles, FromTiles };
+
+Result<std::vector<uint8_t>> convertW6A16(const char *what, const uint8_t *in, size_t n, size_t k,
+                                          TileDirection direction) {
+  if (Status status = checkW6A16Args(what, n, k); !status.ok())
+    return status;
+  if (in == nullptr)
+    return Status::failure(std::string(what) + ": input pointer is null");
+  const size_t rowBytes = k / 32 * kW6A16LaneBytes;
+  std::vector<uint8_t> out(n * rowBytes);
+  for (size_t row = 0; row < n; ++row)
+    for (size_t block = 0; block < k / 32; ++block)
+      for (size_t byte = 0; byte < kW6A16LaneBytes; ++byte) {
+        size_t plain = row * rowBytes + block * kW6A16LaneBytes + byte;
+        size_t tiled = w6a16TileIndex(row, block, byte, k);
+        if (direction == TileDirection::ToTiles)
+          out[tiled] = in[plain];
+        else
+          out[plain] = in[tiled];
+      }
+  return out;
+}
+
 } // namespace
 
 Status checkA4W4ScaleArgs(size_t rows, size_t cols, size_t rowPadding) {
@@ -187,6 +217,61 @@ Result<std::vector<uint8_t>> unpreshuffleWeights16x16(const uint8_t *shuffled, s
     for (size_t c = 0; c < kBytes; ++c)
       out[r * kBytes + c] = shuffled[weightIndex16x16(r, c, kBytes)];
   return out;
+}
+
+W6A16LaneOffsets w6a16LaneOffsets(size_t row, size_t block, size_t k) {
+  const size_t tileRow = row / kW6A16TileRows, rowInTile = row % kW6A16TileRows;
+  const size_t tileK = block / kW6A16BlocksPerTile, blockInTile = block % kW6A16BlocksPerTile;
+  const size_t lane = blockInTile * kW6A16TileRows + rowInTile;
+  const size_t tile = (tileRow * (k / kW6A16TileK) + tileK) * kW6A16TileBytes;
+  // All heads first, then all tails: a wave's 64 dwordx4 loads (and then its
+  // 64 dwordx2 loads) each read one contiguous span of the tile.
+  return {tile + lane * kW6A16LaneHeadBytes,
+          tile + kW6A16LanesPerTile * kW6A16LaneHeadBytes +
+              lane * (kW6A16LaneBytes - kW6A16LaneHeadBytes)};
+}
+
+size_t w6a16TileIndex(size_t row, size_t block, size_t byte, size_t k) {
+  W6A16LaneOffsets lane = w6a16LaneOffsets(row, block, k);
+  return byte < kW6A16LaneHeadBytes ? lane.head + byte : lane.tail + (byte - kW6A16LaneHeadBytes);
+}
+
+Status checkW6A16Args(const char *what, size_t n, size_t k) {
+  std::string prefix = std::string(what) + ": ";
+  if (n == 0)
+    return Status::failure(prefix + "n (rows) = 0; the matrix must not be empty");
+  if (k == 0)
+    return Status::failure(prefix + "k (elements per row) = 0; the matrix must not be empty");
+  if (n % kW6A16TileRows != 0)
+    return Status::failure(prefix + "n (rows) = " + std::to_string(n) +
+                           " is not a multiple of 16 (w6a16_16x128 tiles 16 rows)");
+  if (k % kW6A16TileK != 0)
+    return Status::failure(prefix + "k (elements per row) = " + std::to_string(k) +
+                           " is not a multiple of 128 (w6a16_16x128 tiles 128 K = 4 scale "
+                           "blocks)");
+  size_t bytes;
+  if (!mulChecked(n, k / 32 * kW6A16LaneBytes, bytes))
+    return Status::failure(prefix + "size n x k = " + std::to_string(n) + " x " +
+                           std::to_string(k) + " overflows size_t");
+  return Status::success();
+}
+
+void tileRowW6A16(const uint8_t *packedRow, size_t row, size_t k, uint8_t *tiled) {
+  for (size_t block = 0; block < k / 32; ++block) {
+    const uint8_t *lane = packedRow + block * kW6A16LaneBytes;
+    W6A16LaneOffsets at = w6a16LaneOffsets(row, block, k);
+    std::copy_n(lane, kW6A16LaneHeadBytes, tiled + at.head);
+    std::copy_n(lane + kW6A16LaneHeadBytes, kW6A16LaneBytes - kW6A16LaneHeadBytes,
+                tiled + at.tail);
+  }
+}
+
+Result<std::vector<uint8_t>> tileWeightsW6A16(const uint8_t *packed, size_t n, size_t k) {
+  return convertW6A16("tileWeightsW6A16", packed, n, k, TileDirection::ToTiles);
+}
+
+Result<std::vector<uint8_t>> untileWeightsW6A16(const uint8_t *tiled, size_t n, size_t k) {
+  return convertW6A16("untileWeightsW6A16", tiled, n, k, TileDirection::FromTiles);
 }
 
 } // namespace mxf

@@ -36,7 +36,10 @@ const std::pair<Rounding, const char *> kRoundingNames[] = {{Rounding::Rne, "rne
 const std::pair<ScaleLayout, const char *> kScaleLayoutNames[] = {
     {ScaleLayout::Plain, "plain"}, {ScaleLayout::A4W4Shuffle, "a4w4_shuffle"}};
 const std::pair<WeightLayout, const char *> kWeightLayoutNames[] = {
-    {WeightLayout::Plain, "plain"}, {WeightLayout::Preshuffle16x16, "preshuffle_16x16"}};
+    {WeightLayout::Plain, "plain"},
+    {WeightLayout::Preshuffle16x16, "preshuffle_16x16"},
+    {WeightLayout::W6A16Tile16x128, "w6a16_16x128"},
+};
 
 } // namespace
 

@@ -36,8 +36,10 @@ enum class ScaleLayout : uint8_t {
 
 /// Layout of packed weight codes.
 enum class WeightLayout : uint8_t {
-  Plain,           // row-major [N, K/2] bytes
-  Preshuffle16x16, // AITER shuffle_weight, layout (16, 16)
+  Plain,           // row-major [N, packed bytes of K] (fp4: K/2, fp6: 3K/4)
+  Preshuffle16x16, // AITER shuffle_weight, layout (16, 16); fp4 only
+  W6A16Tile16x128, // fp6_e2m3 tiles of 16 rows x 128 K for the W6A16 GEMM
+                   // (docs/layouts.md, numerics/layouts.h)
 };
 
 const char *rotationKindName(RotationKind kind);

@@ -119,6 +119,10 @@ Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const 
   const RotateQuantProblem &act = problem.activation;
   if (act.quant.format != ElemFormat::E2M1)
     return Result<std::vector<uint16_t>>::failure("rotate_quant_gemm needs fmt=fp4");
+  if (problem.weightLayout == WeightLayout::W6A16Tile16x128)
+    return Result<std::vector<uint16_t>>::failure(
+        "rotate_quant_gemm takes fp4 weights: wlayout=plain or preshuffle_16x16, not "
+        "w6a16_16x128");
   if (problem.n == 0 || problem.n % 16 != 0)
     return Result<std::vector<uint16_t>>::failure(
         "N=" + std::to_string(problem.n) + " must be a positive multiple of 16");
@@ -176,14 +180,26 @@ Result<QuantizedRows> quantWeight(const RotateQuantProblem &problem, WeightLayou
                                   const uint16_t *w, size_t n, const uint16_t *rotation) {
   if (weightLayout == WeightLayout::Preshuffle16x16 && problem.quant.format != ElemFormat::E2M1)
     return Result<QuantizedRows>::failure("wlayout=preshuffle_16x16 needs fmt=fp4");
+  if (weightLayout == WeightLayout::W6A16Tile16x128) {
+    if (problem.quant.format != ElemFormat::E2M3)
+      return Result<QuantizedRows>::failure("wlayout=w6a16_16x128 needs fmt=fp6_e2m3");
+    // Checked before quantizing, so a bad shape costs nothing.
+    if (Status s = checkRotateQuant(problem); !s.ok())
+      return s;
+    if (Status s = checkW6A16Args("wlayout=w6a16_16x128", n, problem.k); !s.ok())
+      return s;
+  }
   Result<QuantizedRows> rows = rotateQuant(problem, w, n, rotation);
   if (!rows.ok() || weightLayout == WeightLayout::Plain)
     return rows;
-  Result<std::vector<uint8_t>> shuffled =
-      preshuffleWeights16x16(rows.value().codes.data(), n, problem.k / 2);
-  if (!shuffled.ok())
-    return shuffled.status();
-  rows.value().codes = std::move(shuffled.value());
+  // Only the byte placement differs from plain: the codes are the same.
+  Result<std::vector<uint8_t>> placed =
+      weightLayout == WeightLayout::Preshuffle16x16
+          ? preshuffleWeights16x16(rows.value().codes.data(), n, problem.k / 2)
+          : tileWeightsW6A16(rows.value().codes.data(), n, problem.k);
+  if (!placed.ok())
+    return placed.status();
+  rows.value().codes = std::move(placed.value());
   return rows;
 }
 

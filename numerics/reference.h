@@ -87,8 +87,9 @@ Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const 
                                               const uint8_t *weightScales);
 
 /// quant_weight: W [n, K] bf16 -> rotated codes in `weightLayout` (fp4 only
-/// for preshuffle_16x16) and scales in problem.scaleLayout (rows padded to
-/// 256 when shuffled), so that (x.R).(W.R)^T = x.W^T.
+/// for preshuffle_16x16; fp6_e2m3 only, n % 16 == 0 and K % 128 == 0 for
+/// w6a16_16x128) and scales in problem.scaleLayout (rows padded to 256 when
+/// shuffled), so that (x.R).(W.R)^T = x.W^T.
 Result<QuantizedRows> quantWeight(const RotateQuantProblem &problem, WeightLayout weightLayout,
                                   const uint16_t *w, size_t n, const uint16_t *rotation);
 

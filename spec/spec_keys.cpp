@@ -65,7 +65,8 @@ const RotationKind kAllRotationKinds[5] = {RotationKind::None, RotationKind::Had
 const Intermediate kAllIntermediates[2] = {Intermediate::F32, Intermediate::Bf16};
 const Rounding kAllRoundings[2] = {Rounding::Rne, Rounding::Sr};
 const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
-const WeightLayout kAllWeightLayouts[2] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16};
+const WeightLayout kAllWeightLayouts[3] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
+                                         WeightLayout::W6A16Tile16x128};
 
 const char *specKeyName(SpecKey key) {
   size_t index = static_cast<size_t>(key);

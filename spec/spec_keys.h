@@ -77,7 +77,7 @@ extern const RotationKind kAllRotationKinds[5];
 extern const Intermediate kAllIntermediates[2];
 extern const Rounding kAllRoundings[2];
 extern const ScaleLayout kAllScaleLayouts[2];
-extern const WeightLayout kAllWeightLayouts[2];
+extern const WeightLayout kAllWeightLayouts[3];
 
 /// Appends the spelling of `key`'s value in `spec` (as printSpec writes it;
 /// "?" for an enum value outside its enum). Defined in spec_printer.cpp.

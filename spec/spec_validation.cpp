@@ -26,6 +26,8 @@ constexpr int kValidBlock[] = {32, 64, 128};
 constexpr int kMinN = 16, kMaxN = 1048576, kNMultiple = 16;
 // Preshuffle16x16 tiles K in 64-element steps (32 bytes of fp4 per lane row).
 constexpr int kPreshuffleKMultiple = 64;
+// W6A16 tiles are 16 rows x 128 K (four scale blocks per lane group).
+constexpr int kW6A16KMultiple = 128;
 
 template <typename T, size_t Count> bool isOneOf(const T (&values)[Count], T value) {
   for (const T &candidate : values)
@@ -154,6 +156,21 @@ Status checkFormatAndLayouts(const KernelSpec &spec) {
     if (spec.K % kPreshuffleKMultiple != 0)
       return fail(spec, SpecKey::Wlayout,
                   "preshuffle_16x16 requires K to be a multiple of 64 (got K=" +
+                      std::to_string(spec.K) + "); use wlayout=plain");
+  }
+  if (spec.wlayout == WeightLayout::W6A16Tile16x128) {
+    // The W6A16 GEMM reads these tiles; rotate_quant_gemm is the A4W4 GEMM.
+    if (spec.op != KernelOp::QuantWeight)
+      return fail(spec, SpecKey::Wlayout,
+                  std::string("w6a16_16x128 is a layout of quant_weight's output only (") + op +
+                      " reads fp4 weights); use wlayout=plain or preshuffle_16x16");
+    if (spec.fmt != ElemFormat::E2M3)
+      return fail(spec, SpecKey::Wlayout,
+                  "w6a16_16x128 requires fmt=fp6_e2m3 (got fmt=" +
+                      std::string(formatInfo(spec.fmt).specName) + "); use wlayout=plain");
+    if (spec.K % kW6A16KMultiple != 0)
+      return fail(spec, SpecKey::Wlayout,
+                  "w6a16_16x128 requires K to be a multiple of 128 (got K=" +
                       std::to_string(spec.K) + "); use wlayout=plain");
   }
   return Status::success();

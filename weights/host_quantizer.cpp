@@ -19,7 +19,7 @@ namespace {
 // Threads take rows in batches of this many from a shared counter: small
 // enough to balance (the exact fallback makes some rows slower), large
 // enough that the counter is not contended. A multiple of 16 keeps every
-// preshuffle tile in one batch (not needed for correctness: every byte has
+// preshuffle and W6A16 tile in one batch (not needed for correctness: every byte has
 // one writer either way).
 constexpr size_t kRowsPerBatch = 32;
 
@@ -33,13 +33,15 @@ size_t preshuffledRunOffset(size_t row, size_t colByte, size_t kBytes) {
 struct Output {
   WeightLayout weightLayout;
   ScaleLayout scaleLayout;
-  size_t rowBytes, cols, paddedCols;
+  size_t k, rowBytes, cols, paddedCols;
   uint8_t *codes, *scales;
 };
 
 void storeRow(const Output &out, size_t row, const uint8_t *packed, const uint8_t *rowScales) {
   if (out.weightLayout == WeightLayout::Plain) {
     std::memcpy(out.codes + row * out.rowBytes, packed, out.rowBytes);
+  } else if (out.weightLayout == WeightLayout::W6A16Tile16x128) {
+    tileRowW6A16(packed, row, out.k, out.codes);
   } else {
     for (size_t b = 0; b < out.rowBytes; b += 16)
       std::memcpy(out.codes + preshuffledRunOffset(row, b, out.rowBytes), packed + b, 16);
@@ -59,6 +61,8 @@ Result<QuantWeightSizes> checkQuantWeight(const RotateQuantProblem &problem,
                                           const uint16_t *rotation) {
   if (weightLayout == WeightLayout::Preshuffle16x16 && problem.quant.format != ElemFormat::E2M1)
     return Result<QuantWeightSizes>::failure("wlayout=preshuffle_16x16 needs fmt=fp4");
+  if (weightLayout == WeightLayout::W6A16Tile16x128 && problem.quant.format != ElemFormat::E2M3)
+    return Result<QuantWeightSizes>::failure("wlayout=w6a16_16x128 needs fmt=fp6_e2m3");
   if (Status s = checkRotateQuant(problem); !s.ok())
     return s;
   if (isLearned(problem.rotation.kind) && !rotation)
@@ -79,6 +83,9 @@ Result<QuantWeightSizes> checkQuantWeight(const RotateQuantProblem &problem,
           "preshuffleWeights16x16: kBytes (packed bytes per row) = " + std::to_string(rowBytes) +
           " is not a multiple of 32 (layout (16, 16) tiles 32 bytes = 64 fp4 elements along K)");
   }
+  if (weightLayout == WeightLayout::W6A16Tile16x128)
+    if (Status s = checkW6A16Args("wlayout=w6a16_16x128", n, problem.k); !s.ok())
+      return s;
   const size_t cols = problem.k / kMxBlock;
   if (problem.scaleLayout == ScaleLayout::Plain) {
     sizes.scaleShape = {n, cols};
@@ -98,7 +105,7 @@ Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLay
   if (!sizes.ok())
     return sizes.status();
   const size_t k = problem.k;
-  const Output out{weightLayout, problem.scaleLayout, packedBytes(problem.quant.format, k),
+  const Output out{weightLayout, problem.scaleLayout, k, packedBytes(problem.quant.format, k),
                    k / kMxBlock, sizes.value().scaleShape.cols, codes, scales};
   if (problem.scaleLayout != ScaleLayout::Plain) // padding first; rows overwrite the rest
     std::memset(scales, kScalePadByte, sizes.value().scaleBytes);

@@ -1,7 +1,7 @@
-//===- test_layouts.cpp - a4w4 scale shuffle and weight preshuffle --------===//
+//===- test_layouts.cpp - a4w4 scales, weight preshuffle, W6A16 tiles -----===//
 //
 // Each layout is checked against an independent implementation that follows
-// AITER's PyTorch code literally: build the N-D view, walk the permuted
+// AITER's PyTorch code (or, for W6A16, seed 003's words) literally: build the N-D view, walk the permuted
 // dimensions in row-major order and write consecutively. Nothing here reuses
 // the index formulas of numerics/layouts.cpp, so a shared mistake would have
 // to be made twice in different forms.
@@ -366,6 +366,161 @@ TEST(WeightPreshuffle16x16, RejectsBadShapes) {
     Result<std::vector<uint8_t>> inv = unpreshuffleWeights16x16(t.data, t.n, t.kBytes);
     ASSERT_FALSE(inv.ok());
     EXPECT_TRUE(contains(inv.error(), "unpreshuffleWeights16x16")) << inv.error();
+    for (const std::string &needle : t.needles) {
+      EXPECT_TRUE(contains(fwd.error(), needle)) << fwd.error() << " lacks " << needle;
+      EXPECT_TRUE(contains(inv.error(), needle)) << inv.error() << " lacks " << needle;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// W6A16 tiles (wlayout=w6a16_16x128)
+//===----------------------------------------------------------------------===//
+
+/// The W6A16 layout as its definition reads, walking the output in order:
+/// tiles row-tile major, then K-tile; in each, the 16-byte heads of lanes
+/// 0..63, then their 8-byte tails; lane l is row l % 16 and scale block
+/// l / 16 of the tile. `rowMajorLanes` (lane = 4 r + s) is the wrong order
+/// the negative control uses.
+std::vector<uint8_t> w6a16Walk(const std::vector<uint8_t> &plain, size_t n, size_t k,
+                               bool rowMajorLanes = false) {
+  const size_t rowBytes = k / 32 * 24;
+  std::vector<uint8_t> out;
+  for (size_t a = 0; a < n / 16; ++a)
+    for (size_t b = 0; b < k / 128; ++b)
+      for (size_t part = 0; part < 2; ++part)
+        for (size_t l = 0; l < 64; ++l) {
+          size_t r = rowMajorLanes ? l / 4 : l % 16, s = rowMajorLanes ? l % 4 : l / 16;
+          const uint8_t *lane = plain.data() + (16 * a + r) * rowBytes + (4 * b + s) * 24;
+          if (part == 0)
+            out.insert(out.end(), lane, lane + 16);
+          else
+            out.insert(out.end(), lane + 16, lane + 24);
+        }
+  return out;
+}
+
+TEST(WeightW6A16Tiles, HandComputedPositions) {
+  struct Case {
+    size_t n, k, row, block, byte, expected;
+  };
+  const Case cases[] = {
+      // One tile (n=16, k=128, 96 plain bytes a row).
+      {16, 128, 0, 0, 0, 0},        // lane 0's head starts the tile
+      {16, 128, 1, 0, 0, 16},       // lane 1 = row 1, block 0
+      {16, 128, 0, 1, 0, 256},      // lane 16 = row 0, block 1
+      {16, 128, 15, 3, 15, 1023},   // lane 63's last head byte ends the heads
+      {16, 128, 0, 0, 16, 1024},    // lane 0's tail starts after the 1024 head bytes
+      {16, 128, 2, 1, 20, 1172},    // lane 18: 1024 + 18*8 + (20 - 16)
+      {16, 128, 15, 3, 23, 1535},   // lane 63's last tail byte ends the tile
+      // n=32, k=256: two K tiles per row tile, tile (a, b) at (2a + b) * 1536.
+      {32, 256, 17, 5, 3, 4883},    // a=1, b=1, lane 17: 3*1536 + 17*16 + 3
+      {32, 256, 16, 0, 23, 4103},   // a=1, b=0, lane 0: 2*1536 + 1024 + 7
+      {32, 256, 3, 4, 16, 1536 + 1024 + 3 * 8}, // a=0, b=1, lane 3's tail
+  };
+  for (const Case &t : cases) {
+    SCOPED_TRACE("n " + std::to_string(t.n) + ", k " + std::to_string(t.k) + ", row " +
+                 std::to_string(t.row) + ", block " + std::to_string(t.block) + ", byte " +
+                 std::to_string(t.byte));
+    EXPECT_EQ(w6a16TileIndex(t.row, t.block, t.byte, t.k), t.expected);
+    const size_t rowBytes = t.k / 32 * 24;
+    std::vector<uint8_t> plain(t.n * rowBytes, 0);
+    plain[t.row * rowBytes + t.block * 24 + t.byte] = 0xAB;
+    Result<std::vector<uint8_t>> out = tileWeightsW6A16(plain.data(), t.n, t.k);
+    ASSERT_TRUE(out.ok()) << out.error();
+    ASSERT_EQ(out.value().size(), plain.size()); // n * k * 6/8, as plain
+    for (size_t i = 0; i < plain.size(); ++i)
+      ASSERT_EQ(out.value()[i], i == t.expected ? 0xAB : 0x00) << "at " << i;
+  }
+}
+
+TEST(WeightW6A16Tiles, EveryByteOfOneTile) {
+  // Byte j of lane (row r, block s) holds a value that names it: the tile
+  // must be heads of lanes 0..63, then their tails, lane = 16 s + r.
+  std::vector<uint8_t> plain(16 * 96);
+  for (size_t r = 0; r < 16; ++r)
+    for (size_t s = 0; s < 4; ++s)
+      for (size_t j = 0; j < 24; ++j)
+        plain[r * 96 + s * 24 + j] = uint8_t((16 * s + r) * 3 + j / 8); // lane, dword pair
+  Result<std::vector<uint8_t>> out = tileWeightsW6A16(plain.data(), 16, 128);
+  ASSERT_TRUE(out.ok()) << out.error();
+  for (size_t l = 0; l < 64; ++l) {
+    for (size_t j = 0; j < 16; ++j) // the dwordx4 at 16 l: the lane's bytes 0..15
+      ASSERT_EQ(out.value()[16 * l + j], uint8_t(l * 3 + j / 8)) << "lane " << l << " head " << j;
+    for (size_t j = 0; j < 8; ++j) // the dwordx2 at 1024 + 8 l: bytes 16..23
+      ASSERT_EQ(out.value()[1024 + 8 * l + j], uint8_t(l * 3 + 2)) << "lane " << l << " tail " << j;
+  }
+}
+
+TEST(WeightW6A16Tiles, MatchesDefinitionAndRoundTrips) {
+  std::mt19937_64 rng(testing::testSeed("WeightW6A16Tiles.MatchesDefinitionAndRoundTrips"));
+  std::uniform_int_distribution<size_t> tilesN(1, 12), tilesK(1, 12);
+  for (int iter = 0; iter < 60; ++iter) {
+    const size_t n = 16 * tilesN(rng), k = 128 * tilesK(rng), rowBytes = k / 32 * 24;
+    SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k));
+    std::vector<uint8_t> plain = randomBytes(rng, n * rowBytes);
+
+    Result<std::vector<uint8_t>> tiled = tileWeightsW6A16(plain.data(), n, k);
+    ASSERT_TRUE(tiled.ok()) << tiled.error();
+    ASSERT_EQ(firstMismatch(tiled.value(), w6a16Walk(plain, n, k)), "");
+
+    // Row by row (the host path's way) gives the same bytes.
+    std::vector<uint8_t> byRows(plain.size(), 0);
+    for (size_t row = 0; row < n; ++row)
+      tileRowW6A16(plain.data() + row * rowBytes, row, k, byRows.data());
+    ASSERT_EQ(firstMismatch(byRows, tiled.value()), "");
+
+    Result<std::vector<uint8_t>> back = untileWeightsW6A16(tiled.value().data(), n, k);
+    ASSERT_TRUE(back.ok()) << back.error();
+    ASSERT_EQ(firstMismatch(back.value(), plain), "");
+
+    // And the other way round: untile first, tile back.
+    Result<std::vector<uint8_t>> un = untileWeightsW6A16(plain.data(), n, k);
+    ASSERT_TRUE(un.ok()) << un.error();
+    Result<std::vector<uint8_t>> re = tileWeightsW6A16(un.value().data(), n, k);
+    ASSERT_TRUE(re.ok()) << re.error();
+    ASSERT_EQ(firstMismatch(re.value(), plain), "");
+  }
+}
+
+TEST(WeightW6A16Tiles, NegativeControlWrongLaneOrderIsCaught) {
+  // The definition walk above would notice a layout with row-major lanes
+  // (lane = 4 r + s) or the plain bytes left in place.
+  std::mt19937_64 rng(testing::testSeed("WeightW6A16Tiles.NegativeControlWrongLaneOrderIsCaught"));
+  const size_t n = 32, k = 256;
+  std::vector<uint8_t> plain = randomBytes(rng, n * k / 32 * 24);
+  Result<std::vector<uint8_t>> tiled = tileWeightsW6A16(plain.data(), n, k);
+  ASSERT_TRUE(tiled.ok()) << tiled.error();
+  EXPECT_NE(firstMismatch(tiled.value(), w6a16Walk(plain, n, k, /*rowMajorLanes=*/true)), "");
+  EXPECT_NE(firstMismatch(tiled.value(), plain), "");
+}
+
+TEST(WeightW6A16Tiles, RejectsBadShapes) {
+  uint8_t dummy[64] = {};
+  struct Case {
+    size_t n, k;
+    const uint8_t *data;
+    std::vector<std::string> needles;
+  };
+  const size_t hugeN = size_t(1) << 60; // a multiple of 16 whose byte count overflows
+  const Case cases[] = {
+      {0, 128, dummy, {"n (rows) = 0", "empty"}},
+      {16, 0, dummy, {"k (elements per row) = 0", "empty"}},
+      {15, 128, dummy, {"n (rows) = 15", "multiple of 16"}},
+      {24, 128, dummy, {"n (rows) = 24", "multiple of 16"}},
+      {16, 96, dummy, {"k (elements per row) = 96", "multiple of 128"}},
+      {16, 64, dummy, {"k (elements per row) = 64", "multiple of 128"}},
+      {16, 128, nullptr, {"null"}},
+      {hugeN, 1024, dummy, {"overflows", std::to_string(hugeN)}},
+  };
+  for (const Case &t : cases) {
+    SCOPED_TRACE("n " + std::to_string(t.n) + ", k " + std::to_string(t.k));
+    Result<std::vector<uint8_t>> fwd = tileWeightsW6A16(t.data, t.n, t.k);
+    ASSERT_FALSE(fwd.ok());
+    EXPECT_TRUE(contains(fwd.error(), "tileWeightsW6A16")) << fwd.error();
+    Result<std::vector<uint8_t>> inv = untileWeightsW6A16(t.data, t.n, t.k);
+    ASSERT_FALSE(inv.ok());
+    EXPECT_TRUE(contains(inv.error(), "untileWeightsW6A16")) << inv.error();
     for (const std::string &needle : t.needles) {
       EXPECT_TRUE(contains(fwd.error(), needle)) << fwd.error() << " lacks " << needle;
       EXPECT_TRUE(contains(inv.error(), needle)) << inv.error() << " lacks " << needle;

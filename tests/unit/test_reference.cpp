@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -287,6 +288,103 @@ TEST(Reference, BadProblemsAreErrors) {
   auto badN = rotateQuantGemm(gemm, x.data(), 1, nullptr, codes.data(), scales.data());
   ASSERT_FALSE(badN.ok());
   EXPECT_NE(badN.error().find("N=15"), std::string::npos);
+}
+
+TEST(Reference, QuantWeightW6A16HandComputedTile) {
+  // One 16 x 128 tile, no rotation, fp6_e2m3, scale=even: every block is
+  // all +1.0 or all -1.0, so its scale is 2^(0 - 2) (byte 125) and every
+  // code is 4.0 = E2M3 0b011000 (24), or 0b111000 (56) negated. 32 equal
+  // codes c pack as the 3-byte pattern c | c<<6, c>>2 | c<<4, c>>4 | c<<2:
+  // 18 86 61 for 24, 38 8E E3 for 56. The lane l = 16 s + r of row r,
+  // block s is negative when l % 3 == 0 (so a wrong lane order shows).
+  const size_t n = 16, k = 128;
+  std::vector<uint16_t> w(n * k);
+  for (size_t r = 0; r < n; ++r)
+    for (size_t c = 0; c < k; ++c)
+      w[r * k + c] = f32ToBf16((16 * (c / 32) + r) % 3 == 0 ? -1.0f : 1.0f);
+  RotateQuantProblem p = problemFor(k, RotationKind::None, 0);
+  p.quant.format = ElemFormat::E2M3;
+  Result<QuantizedRows> q = quantWeight(p, WeightLayout::W6A16Tile16x128, w.data(), n, nullptr);
+  ASSERT_TRUE(q.ok()) << q.error();
+  ASSERT_EQ(q.value().codes.size(), 1536u);
+  EXPECT_EQ(q.value().scales, std::vector<uint8_t>(n * k / 32, 125));
+  const uint8_t positive[3] = {0x18, 0x86, 0x61}, negative[3] = {0x38, 0x8E, 0xE3};
+  for (size_t l = 0; l < 64; ++l) {
+    const uint8_t *pattern = l % 3 == 0 ? negative : positive;
+    for (size_t j = 0; j < 16; ++j)
+      ASSERT_EQ(q.value().codes[16 * l + j], pattern[j % 3]) << "lane " << l << " head " << j;
+    for (size_t j = 0; j < 8; ++j)
+      ASSERT_EQ(q.value().codes[1024 + 8 * l + j], pattern[(16 + j) % 3])
+          << "lane " << l << " tail " << j;
+  }
+}
+
+TEST(Reference, QuantWeightW6A16IsPlainFp6PlacedForTheLanes) {
+  // The rotation and quantization do not change, only the byte placement:
+  // each lane's dwordx4 at tile + 16 l and dwordx2 at tile + 1024 + 8 l,
+  // read as one little-endian 192-bit string (as v_cvt_scalef32_pk32_bf16_fp6
+  // reads its six dwords), are that block's 32 codes in order.
+  std::mt19937_64 rng(testing::testSeed("Reference.QuantWeightW6A16IsPlainFp6PlacedForTheLanes"));
+  std::uniform_int_distribution<size_t> tiles(1, 4);
+  for (int iter = 0; iter < 6; ++iter) {
+    const size_t n = 16 * tiles(rng), k = 128 * tiles(rng);
+    SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k));
+    RotateQuantProblem p = problemFor(k, RotationKind::Hadamard, 64);
+    p.quant.format = ElemFormat::E2M3;
+    p.quant.rule = ScaleRule::Even126;
+    p.scaleLayout = iter % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+    std::vector<uint16_t> w = randomBf16(n * k, rng, 0.02f);
+    Result<QuantizedRows> plain = quantWeight(p, WeightLayout::Plain, w.data(), n, nullptr);
+    Result<QuantizedRows> tiled =
+        quantWeight(p, WeightLayout::W6A16Tile16x128, w.data(), n, nullptr);
+    ASSERT_TRUE(plain.ok() && tiled.ok()) << plain.error() << tiled.error();
+    EXPECT_EQ(tiled.value().scales, plain.value().scales);
+    EXPECT_EQ(tiled.value().codes.size(), n * k * 6 / 8);
+    const size_t rowBytes = k * 6 / 8;
+    std::vector<uint8_t> codes(32), lane(24), laneCodes(32);
+    for (size_t row = 0; row < n; ++row)
+      for (size_t block = 0; block < k / 32; ++block) {
+        unpackCodes(ElemFormat::E2M3, plain.value().codes.data() + row * rowBytes + block * 24, 32,
+                    codes.data());
+        const size_t tile = ((row / 16) * (k / 128) + block / 4) * 1536;
+        const size_t l = (block % 4) * 16 + row % 16;
+        std::copy_n(tiled.value().codes.data() + tile + 16 * l, 16, lane.data());
+        std::copy_n(tiled.value().codes.data() + tile + 1024 + 8 * l, 8, lane.data() + 16);
+        unpackCodes(ElemFormat::E2M3, lane.data(), 32, laneCodes.data());
+        ASSERT_EQ(laneCodes, codes) << "row " << row << ", block " << block;
+      }
+    Result<std::vector<uint8_t>> back = untileWeightsW6A16(tiled.value().codes.data(), n, k);
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back.value(), plain.value().codes);
+  }
+}
+
+TEST(Reference, QuantWeightW6A16RejectsWhatTheLayoutCannotHold) {
+  std::vector<uint16_t> w(32 * 256, 0);
+  RotateQuantProblem fp6 = problemFor(256, RotationKind::None, 0);
+  fp6.quant.format = ElemFormat::E2M3;
+  auto fp4 = quantWeight(problemFor(256, RotationKind::None, 0), WeightLayout::W6A16Tile16x128,
+                         w.data(), 16, nullptr);
+  ASSERT_FALSE(fp4.ok());
+  EXPECT_NE(fp4.error().find("needs fmt=fp6_e2m3"), std::string::npos) << fp4.error();
+  auto rows8 = quantWeight(fp6, WeightLayout::W6A16Tile16x128, w.data(), 8, nullptr);
+  ASSERT_FALSE(rows8.ok());
+  EXPECT_NE(rows8.error().find("n (rows) = 8"), std::string::npos) << rows8.error();
+  RotateQuantProblem k96 = fp6;
+  k96.k = 96;
+  auto badK = quantWeight(k96, WeightLayout::W6A16Tile16x128, w.data(), 16, nullptr);
+  ASSERT_FALSE(badK.ok());
+  EXPECT_NE(badK.error().find("multiple of 128"), std::string::npos) << badK.error();
+  // Sanity: the same shapes are fine in plain packing.
+  EXPECT_TRUE(quantWeight(k96, WeightLayout::Plain, w.data(), 8, nullptr).ok());
+  GemmProblem gemm;
+  gemm.activation = problemFor(256, RotationKind::None, 0);
+  gemm.n = 16;
+  gemm.weightLayout = WeightLayout::W6A16Tile16x128;
+  std::vector<uint8_t> codes(16 * 128), scales(16 * 8);
+  auto y = rotateQuantGemm(gemm, w.data(), 1, nullptr, codes.data(), scales.data());
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.error().find("w6a16_16x128"), std::string::npos) << y.error();
 }
 
 } // namespace

@@ -112,6 +112,7 @@ const std::vector<std::string> kTokens = {
     "plain",
     "a4w4_shuffle",
     "preshuffle_16x16",
+    "w6a16_16x128",
     "gfx950",
     "gfx942",
     "0",
@@ -365,6 +366,9 @@ bool expectedValid(const KernelSpec &s) {
     return false;
   if (s.wlayout == WeightLayout::Preshuffle16x16 && (s.fmt != ElemFormat::E2M1 || s.K % 64))
     return false;
+  if (s.wlayout == WeightLayout::W6A16Tile16x128 &&
+      (s.op != KernelOp::QuantWeight || s.fmt != ElemFormat::E2M3 || s.K % 128))
+    return false;
   return s.arch == "gfx950";
 }
 
@@ -425,7 +429,7 @@ TEST(SpecGrid, ShapesRoundTripAndMatchTheRules) {
             for (auto [topk, E] : moe ? topkE : std::vector<std::pair<int, int>>{{0, 0}})
               for (int block : moe ? blocks : std::vector<int>{32})
                 for (int N : hasN ? ns : std::vector<int>{0})
-                  for (int wl = 0; wl < (hasN ? 2 : 1); ++wl)
+                  for (int wl = 0; wl < (hasN ? 3 : 1); ++wl)
                     for (ElemFormat fmt : kAllElemFormats) {
                       KernelSpec s;
                       s.op = op;
@@ -465,7 +469,7 @@ TEST(SpecGrid, NumericsRoundTripAndMatchTheRules) {
             for (int round = 0; round < 2; ++round)
               for (int inter = 0; inter < 2; ++inter)
                 for (int layout = 0; layout < 2; ++layout)
-                  for (int wl = 0; wl < (hasW ? 2 : 1); ++wl)
+                  for (int wl = 0; wl < (hasW ? 3 : 1); ++wl)
                     for (const char *arch : {"gfx950", "gfx942"}) {
                       KernelSpec s;
                       s.op = op;
@@ -542,13 +546,16 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     }
     if (s.op == KernelOp::RotateQuantGemm || s.op == KernelOp::QuantWeight) {
       s.N = 16 * (1 + static_cast<int>(rng.below(65536)));
-      s.wlayout = static_cast<WeightLayout>(rng.below(2));
+      s.wlayout = static_cast<WeightLayout>(rng.below(3));
     }
     s.fmt = s.op == KernelOp::RotateQuantGemm ? ElemFormat::E2M1
             : s.op == KernelOp::QuantWeight   ? static_cast<ElemFormat>(rng.below(2))
                                               : kAllElemFormats[rng.below(5)];
-    if (s.fmt != ElemFormat::E2M1)
+    if (s.wlayout == WeightLayout::Preshuffle16x16 && s.fmt != ElemFormat::E2M1)
       s.wlayout = WeightLayout::Plain;
+    if (s.wlayout == WeightLayout::W6A16Tile16x128 &&
+        (s.op != KernelOp::QuantWeight || s.fmt != ElemFormat::E2M3))
+      s.wlayout = WeightLayout::Plain; // K is a multiple of 256 here
     s.scale = kAllScaleRules[rng.below(6)];
     s.round = static_cast<Rounding>(rng.below(2));
     s.inter = static_cast<Intermediate>(rng.below(2));

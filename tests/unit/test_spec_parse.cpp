@@ -428,6 +428,22 @@ TEST(SpecReject, PreshuffleNeedsFp4AndK64) {
   EXPECT_TRUE(parseSpec("quant_weight:K=128,N=16,wlayout=preshuffle_16x16").ok());
 }
 
+TEST(SpecReject, W6A16NeedsFp6E2M3K128AndQuantWeight) {
+  expectMentions(errorOf("quant_weight:K=4096,N=16,wlayout=w6a16_16x128"),
+                 {"wlayout=w6a16_16x128", "requires fmt=fp6_e2m3", "got fmt=fp4"});
+  expectMentions(errorOf("quant_weight:K=192,N=16,fmt=fp6_e2m3,wlayout=w6a16_16x128"),
+                 {"wlayout=w6a16_16x128", "multiple of 128", "K=192"});
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16,M=1,wlayout=w6a16_16x128"),
+                 {"wlayout=w6a16_16x128", "quant_weight", "rotate_quant_gemm"});
+  // wlayout is not a key of rotate_quant at all.
+  expectMentions(errorOf("rotate_quant:K=4096,wlayout=w6a16_16x128"), {"wlayout"});
+  Result<KernelSpec> ok = parseSpec("quant_weight:K=128,N=16,fmt=fp6_e2m3,wlayout=w6a16_16x128");
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(ok.value().wlayout, WeightLayout::W6A16Tile16x128);
+  EXPECT_EQ(parsedOrDie(printSpec(ok.value())), ok.value());
+  EXPECT_NE(printSpec(ok.value()).find("wlayout=w6a16_16x128"), std::string::npos);
+}
+
 TEST(SpecReject, Arch) {
   expectMentions(errorOf("rotate_quant:K=4096,arch=gfx942"), {"arch=gfx942", "gfx950"});
   expectMentions(errorOf("rotate_quant:K=4096,arch=GFX950"), {"arch=GFX950"});

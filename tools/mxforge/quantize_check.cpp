@@ -59,6 +59,8 @@ QuantizationError measureQuantization(const RotateQuantProblem &p, WeightLayout 
   rows.codes.assign(codes, codes + n * rowBytes);
   if (weightLayout == WeightLayout::Preshuffle16x16)
     rows.codes = unpreshuffleWeights16x16(codes, n, rowBytes).value();
+  else if (weightLayout == WeightLayout::W6A16Tile16x128)
+    rows.codes = untileWeightsW6A16(codes, n, k).value();
   rows.scales = p.scaleLayout == ScaleLayout::Plain
                     ? std::vector<uint8_t>(scales, scales + n * cols)
                     : unshuffleScalesA4W4(scales, n, cols, kA4W4RowPadding);

@@ -8,6 +8,8 @@
 //     untouched tensors, quantize the matched ones straight into the buffer,
 //     and stage the file (a temporary next to its destination);
 //  3. commit: rename every staged file; only now does any output appear.
+// config.json (Quark's quantization_config and our record) is one more
+// output, checked, staged and committed with the others.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 #include "support/output_files.h"
 #include "support/version.h"
 #include "tools/mxforge/quantize_check.h"
+#include "tools/mxforge/quantize_config.h"
 #include "weights/host_quantizer.h"
 #include "weights/json.h"
 #include "weights/safetensors.h"
@@ -400,6 +403,83 @@ std::string updatedIndex(const Index &index, const std::vector<Selected> &select
   return weights::json::serialize(root) + "\n";
 }
 
+/// Where the output's config.json comes from and goes (docs/weights.md):
+/// a sharded output (a directory) always gets one, from the input's
+/// config.json when it has one; a single-file output gets one beside it
+/// only when the input has a config.json and the output is in another
+/// directory (the input's config.json is never modified).
+struct ConfigPlan {
+  std::string inputPath;                   // empty: the input has none
+  std::optional<weights::json::Value> input;
+  std::string outputPath;                  // empty: none written
+  std::string note;                        // said after the summary
+};
+
+bool isRegularFile(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool sameDirectory(const std::string &a, const std::string &b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+Result<ConfigPlan> planConfig(const QuantizeOptions &options, bool sharded) {
+  ConfigPlan plan;
+  const std::string candidate = joinPath(dirName(options.in), "config.json");
+  if (isRegularFile(candidate)) {
+    Result<std::vector<uint8_t>> bytes = readFileBytes(candidate, uint64_t(64) << 20);
+    if (!bytes.ok())
+      return bytes.status();
+    Result<weights::json::Value> root = weights::json::parse(std::string_view(
+        reinterpret_cast<const char *>(bytes.value().data()), bytes.value().size()));
+    if (!root.ok())
+      return Result<ConfigPlan>::failure(candidate + ": malformed JSON: " + root.error());
+    if (!root.value().isObject())
+      return Result<ConfigPlan>::failure(candidate + ": a model config must be a JSON object, "
+                                                     "this is " +
+                                         weights::json::kindName(root.value().kind));
+    plan.inputPath = candidate;
+    plan.input = std::move(root.value());
+  }
+  if (sharded) {
+    plan.outputPath = joinPath(options.out, "config.json");
+    if (plan.inputPath.empty())
+      plan.note = "note: no config.json beside the input; " + plan.outputPath +
+                  " holds only quantization_config and mxforge_quantization (merge them into "
+                  "the model's config)";
+    return plan;
+  }
+  if (plan.inputPath.empty()) {
+    plan.note = "note: no config.json beside the input, so none was written";
+    return plan;
+  }
+  if (sameDirectory(dirName(options.in), dirName(options.out))) {
+    plan.note = "note: config.json not written: the output is in the input's directory, and "
+                "mxforge never modifies the input (write --out to another directory to get one)";
+    return plan;
+  }
+  plan.outputPath = joinPath(dirName(options.out), "config.json");
+  return plan;
+}
+
+/// The modules a loader must leave unquantized: every 2-D `<p>.weight` the
+/// pattern did not select, in input order.
+std::vector<std::string> excludedModules(const std::vector<Shard> &shards,
+                                         const std::vector<Selected> &selected) {
+  std::set<const TensorInfo *> chosen;
+  for (const Selected &s : selected)
+    chosen.insert(s.tensor);
+  std::vector<std::string> out;
+  for (const Shard &s : shards)
+    for (const TensorInfo &t : s.file.tensors())
+      if (t.shape.size() == 2 && endsWith(t.name, kWeightSuffix) && !chosen.count(&t))
+        out.push_back(t.name.substr(0, t.name.size() - kWeightSuffix.size()));
+  return out;
+}
+
 } // namespace
 
 Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out,
@@ -471,6 +551,10 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
   if (Status s = selectTensors(options, shards, rotation, selected); !s.ok())
     return s;
 
+  Result<ConfigPlan> config = planConfig(options, sharded);
+  if (!config.ok())
+    return config.status();
+
   std::vector<std::string> outputs, what, inputs;
   for (const Shard &s : shards) {
     outputs.push_back(s.outputPath);
@@ -482,6 +566,12 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     what.push_back("output index " + indexOutput);
     inputs.push_back(options.in);
   }
+  if (!config.value().outputPath.empty()) {
+    outputs.push_back(config.value().outputPath);
+    what.push_back("output config " + config.value().outputPath);
+  }
+  if (!config.value().inputPath.empty())
+    inputs.push_back(config.value().inputPath);
   for (const std::string &path : outputs)
     if (Status s = checkOutputPath(path, options.force); !s.ok())
       return s;
@@ -526,6 +616,20 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     staged.push_back(std::move(file.value()));
   }
 
+  if (!config.value().outputPath.empty()) {
+    QuantizedCheckpointFacts facts;
+    facts.spec = probe.value();
+    facts.specText = options.spec;
+    facts.rotationFile = options.rotation;
+    facts.exclude = excludedModules(shards, selected);
+    facts.quantizedTensors = selected.size();
+    const std::string text = quantizedModelConfig(config.value().input, facts);
+    Result<StagedFile> file = StagedFile::stage(config.value().outputPath, text.data(), text.size());
+    if (!file.ok())
+      return file.status();
+    staged.push_back(std::move(file.value()));
+  }
+
   // Phase 3: commit.
   for (StagedFile &f : staged)
     if (Status s = f.commit(); !s.ok())
@@ -533,6 +637,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
   out << fmt::format("quantized {} tensor{} ({:.2f} M weights) into {} file{}: {}\n",
                      selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
                      staged.size(), staged.size() == 1 ? "" : "s", options.out);
+  if (!config.value().note.empty())
+    out << config.value().note << "\n";
   return Status::success();
 }
 

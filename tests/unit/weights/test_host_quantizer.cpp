@@ -131,8 +131,11 @@ std::vector<WeightCase> sampledCases(std::mt19937_64 &rng, size_t k) {
   for (auto [kind, rs] : rotations)
     for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E2M3})
       for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle})
-        for (WeightLayout wl : {WeightLayout::Plain, WeightLayout::Preshuffle16x16}) {
+        for (WeightLayout wl : {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
+                                WeightLayout::W6A16Tile16x128}) {
           if (wl == WeightLayout::Preshuffle16x16 && format != ElemFormat::E2M1)
+            continue;
+          if (wl == WeightLayout::W6A16Tile16x128 && format != ElemFormat::E2M3)
             continue;
           if (format == ElemFormat::E2M3 && layout == ScaleLayout::A4W4Shuffle && coin(rng))
             continue; // keep the run short; the pairs still appear
@@ -179,6 +182,45 @@ TEST(HostQuantizer, EqualsReferenceByteForByteOverSampledSpecs) {
   }
 }
 
+TEST(HostQuantizer, W6A16TilesEqualTheReferenceOnRandomShapes) {
+  std::mt19937_64 rng(testing::testSeed("HostQuantizer.W6A16RandomShapes"));
+  std::uniform_int_distribution<size_t> rowTiles(1, 9), kTiles(1, 8);
+  const std::pair<RotationKind, int> rotations[] = {{RotationKind::None, 0},
+                                                    {RotationKind::Hadamard, 32},
+                                                    {RotationKind::Hadamard, 128},
+                                                    {RotationKind::Learned, 64},
+                                                    {RotationKind::HadamardButterfly, 128}};
+  for (size_t iter = 0; iter < 12; ++iter) {
+    const size_t n = 16 * rowTiles(rng), k = 128 * kTiles(rng);
+    auto [kind, rs] = rotations[iter % std::size(rotations)];
+    RotateQuantProblem p = problemOf(k, kind, rs);
+    p.quant.format = ElemFormat::E2M3;
+    p.quant.rule = iter % 2 ? ScaleRule::Even126 : ScaleRule::Even;
+    p.scaleLayout = iter % 3 == 0 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+    const std::string name = describe(p, WeightLayout::W6A16Tile16x128) + ",N=" +
+                             std::to_string(n) + ",K=" + std::to_string(k);
+    std::vector<uint16_t> r = learnedRotation(rs ? rs : 32, 1, rng);
+    const uint16_t *rotation = isLearned(kind) ? r.data() : nullptr;
+    std::vector<uint16_t> w = normalBf16(n * k, rng);
+    Result<QuantizedRows> expected =
+        quantWeight(p, WeightLayout::W6A16Tile16x128, w.data(), n, rotation);
+    ASSERT_TRUE(expected.ok()) << name << ": " << expected.error();
+    for (unsigned threads : {1u, 2u, 3u}) {
+      Result<QuantizedRows> got = weights::quantWeightHost(p, WeightLayout::W6A16Tile16x128,
+                                                           w.data(), n, rotation, threads);
+      ASSERT_TRUE(got.ok()) << name << ": " << got.error();
+      ASSERT_EQ(got.value().codes, expected.value().codes) << name << " threads=" << threads;
+      ASSERT_EQ(got.value().scales, expected.value().scales) << name << " threads=" << threads;
+    }
+    // Control: the tiles are not the plain bytes (so the comparison above
+    // would notice a host path that forgot to place them).
+    Result<QuantizedRows> plain =
+        weights::quantWeightHost(p, WeightLayout::Plain, w.data(), n, rotation, 1);
+    ASSERT_TRUE(plain.ok()) << plain.error();
+    EXPECT_NE(plain.value().codes, expected.value().codes) << name;
+  }
+}
+
 TEST(HostQuantizer, OutputDoesNotDependOnThreadCount) {
   std::mt19937_64 rng(testing::testSeed("HostQuantizer.Threads"));
   const size_t k = 2048, n = 400; // 400 rows: batches end mid-way for every count
@@ -198,7 +240,7 @@ TEST(HostQuantizer, OutputDoesNotDependOnThreadCount) {
 }
 
 TEST(HostQuantizer, RejectsWhatTheReferenceRejects) {
-  std::vector<uint16_t> w(64 * 40, 0);
+  std::vector<uint16_t> w(128 * 40, 0);
   struct Bad {
     RotateQuantProblem problem;
     WeightLayout wl;
@@ -207,6 +249,8 @@ TEST(HostQuantizer, RejectsWhatTheReferenceRejects) {
   };
   RotateQuantProblem fp6 = problemOf(64, RotationKind::None, 0);
   fp6.quant.format = ElemFormat::E2M3;
+  RotateQuantProblem fp6K128 = fp6;
+  fp6K128.k = 128;
   const Bad cases[] = {
       {problemOf(40, RotationKind::None, 0), WeightLayout::Plain, 16, "multiple of 32"},
       {problemOf(64, RotationKind::Hadamard, 48), WeightLayout::Plain, 16, "RS=48"},
@@ -214,6 +258,10 @@ TEST(HostQuantizer, RejectsWhatTheReferenceRejects) {
       {fp6, WeightLayout::Preshuffle16x16, 16, "needs fmt=fp4"},
       {problemOf(64, RotationKind::None, 0), WeightLayout::Preshuffle16x16, 24, "multiple of 16"},
       {problemOf(32, RotationKind::None, 0), WeightLayout::Preshuffle16x16, 16, "multiple of 32"},
+      {problemOf(128, RotationKind::None, 0), WeightLayout::W6A16Tile16x128, 16,
+       "needs fmt=fp6_e2m3"},
+      {fp6, WeightLayout::W6A16Tile16x128, 16, "multiple of 128"},
+      {fp6K128, WeightLayout::W6A16Tile16x128, 24, "multiple of 16"},
   };
   for (const Bad &c : cases) {
     Result<QuantizedRows> got = weights::quantWeightHost(c.problem, c.wl, w.data(), c.n, nullptr, 1);

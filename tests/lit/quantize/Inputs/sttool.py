@@ -13,6 +13,8 @@ do not check mxforge's reader with mxforge's writer.
   sttool.py eqnpy FILE NAME NPY       tensor bytes equal the .npy's data
   sttool.py raw OUT HEADER_TEXT DATA_BYTES   a file with any header
   sttool.py truncate FILE OUT BYTES
+  sttool.py jsonget FILE KEY.PATH ... each value as compact JSON (sorted keys)
+  sttool.py jsonsame A B KEY ...     A and B equal except top-level KEYs
 """
 import json
 import random
@@ -151,6 +153,25 @@ def main(argv):
             blob = f.read()
         with open(argv[3], "wb") as f:
             f.write(blob[:int(argv[4])])
+    elif cmd == "jsonget":
+        with open(argv[2]) as f:
+            root = json.load(f)
+        for path in argv[3:]:
+            value = root
+            for key in path.split("."):
+                value = value[int(key)] if isinstance(value, list) else value[key]
+            print("%s=%s" % (path, json.dumps(value, sort_keys=True, separators=(",", ":"))))
+    elif cmd == "jsonsame":
+        with open(argv[2]) as f:
+            a = json.load(f)
+        with open(argv[3]) as f:
+            b = json.load(f)
+        for key in argv[4:]:
+            a.pop(key, None)
+            b.pop(key, None)
+        if a != b or list(a) != list(b):
+            sys.exit("differ: %s vs %s" % (sorted(a), sorted(b)))
+        print("same except " + ",".join(argv[4:]))
     else:
         sys.exit("unknown command " + cmd)
 
