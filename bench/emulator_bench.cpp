@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/bench_support.h"
+#include "bench/mi355x_model.h"
+#include "abi/operands.h"
 #include "compiler/compiler.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
@@ -41,9 +43,10 @@ int main(int argc, char **argv) {
   fmt::print("gfx950 emulator throughput, median of {} launches (Mwi/s = million "
              "wave-instructions per second)\n",
              repeats);
-  fmt::print("{:<62} {:>12} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "spec", "wave-instr", "1T ms",
-             "1T Mwi/s", fmt::format("{}T ms", cores), fmt::format("{}T Mwi/s", cores),
-             "speed-up");
+  fmt::print("{}\n", mxf::bench::mi355xModelLegend());
+  fmt::print("{:<62} {:>12} {:>9} {:>9} {:>10} {:>9} {:>8} {:>9} {:>11} {:>7}\n", "spec",
+             "wave-instr", "1T ms", "1T Mwi/s", fmt::format("{}T ms", cores),
+             fmt::format("{}T Mwi/s", cores), "speed-up", "floor us", "estimate us", "bound");
   for (const char *text : kSpecs) {
     mxf::Result<mxf::KernelSpec> spec = mxf::parseSpec(text);
     mxf::Result<mxf::CodeObject> code =
@@ -72,6 +75,7 @@ int main(int argc, char **argv) {
     }
     double ms[2] = {0, 0};
     uint64_t instructions = 0;
+    mxf::runtime::LaunchReport report;
     for (int mode = 0; mode < 2; ++mode) {
       mxf::runtime::EmuDeviceOptions options;
       options.threads = mode == 0 ? 1 : 0;
@@ -95,13 +99,19 @@ int main(int argc, char **argv) {
           return 1;
         }
         instructions = launched.value().report.get("instructions");
+        report = launched.value().report;
       }
       ms[mode] = median(runs);
     }
     auto rate = [&](double t) { return double(instructions) / (t * 1e3); };
-    fmt::print("{:<62} {:>12} {:>9.1f} {:>9.2f} {:>10.1f} {:>9.2f} {:>7.2f}x\n",
+    uint64_t required = 0;
+    for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec.value()))
+      required += mxf::operandSpanBytes(operand, operand.rowElements());
+    const mxf::bench::Mi355xEstimate e = mxf::bench::estimateMi355x(required, report);
+    fmt::print("{:<62} {:>12} {:>9.1f} {:>9.2f} {:>10.1f} {:>9.2f} {:>7.2f}x {:>9.2f} {:>11.2f} "
+               "{:>7}\n",
                mxf::printSpec(spec.value()).substr(0, 62), instructions, ms[0], rate(ms[0]),
-               ms[1], rate(ms[1]), ms[0] / ms[1]);
+               ms[1], rate(ms[1]), ms[0] / ms[1], e.floorUs, e.estimateUs, e.bound);
   }
   fmt::print("times include loading the code object and copying buffers (the launch as "
              "mxforge run does it).\n");

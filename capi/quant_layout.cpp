@@ -49,8 +49,15 @@ int scaleLayoutValue(mxf::ScaleLayout layout) {
 }
 
 int weightLayoutValue(mxf::WeightLayout layout) {
-  return layout == mxf::WeightLayout::Preshuffle16x16 ? MXF_LAYOUT_PRESHUFFLE_16X16
-                                                      : MXF_LAYOUT_PLAIN;
+  switch (layout) {
+  case mxf::WeightLayout::Plain:
+    return MXF_LAYOUT_PLAIN;
+  case mxf::WeightLayout::Preshuffle16x16:
+    return MXF_LAYOUT_PRESHUFFLE_16X16;
+  case mxf::WeightLayout::W6A16Tile16x128:
+    return MXF_LAYOUT_W6A16_16X128;
+  }
+  return -1;
 }
 
 /// The codes of rotate_quant and rotate_quant_moe are written row-major in

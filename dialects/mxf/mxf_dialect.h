@@ -64,6 +64,7 @@ MXF_SAME_VALUE(ScaleLayout::plain, ::mxf::ScaleLayout::Plain);
 MXF_SAME_VALUE(ScaleLayout::a4w4_shuffle, ::mxf::ScaleLayout::A4W4Shuffle);
 MXF_SAME_VALUE(WeightLayout::plain, ::mxf::WeightLayout::Plain);
 MXF_SAME_VALUE(WeightLayout::preshuffle_16x16, ::mxf::WeightLayout::Preshuffle16x16);
+MXF_SAME_VALUE(WeightLayout::w6a16_16x128, ::mxf::WeightLayout::W6A16Tile16x128);
 #undef MXF_SAME_VALUE
 
 #define MXF_ENUM_CONVERSIONS(NAME)                                                                 \

@@ -99,7 +99,8 @@ def Mxf_ScaleLayout : I32EnumAttr<"ScaleLayout", "layout of E8M0 scale matrices"
 
 def Mxf_WeightLayout : I32EnumAttr<"WeightLayout", "layout of packed weight codes", [
     I32EnumAttrCase<"plain", 0>,
-    I32EnumAttrCase<"preshuffle_16x16", 1>]> {
+    I32EnumAttrCase<"preshuffle_16x16", 1>,
+    I32EnumAttrCase<"w6a16_16x128", 2>]> {
   let cppNamespace = "::mxf::dialect";
   let genSpecializedAttr = 0;
 }

@@ -5,8 +5,9 @@
 // 32 values, 8 each as two vector<4xf32>): the optional bf16 rounding of
 // the intermediate, the NaN-propagating block maximum (in-lane, then xor 16
 // and xor 32 across lanes), the E8M0 scale by the spec's rule
-// (scale_rule_ir.h, the IR twin of numerics/), and the fp4 codes through
-// v_cvt_scalef32_pk_fp4_f32. Storing them is the template's business.
+// (scale_rule_ir.h, the IR twin of numerics/), and the codes through the
+// hardware's scaled converts: v_cvt_scalef32_pk_fp4_f32 for fp4,
+// v_cvt_scalef32_2xpk16_{fp6,bf6}_f32 for fp6. Storing them is CodeWriter's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_COMMON_BLOCK_QUANTIZER_H
@@ -17,16 +18,28 @@
 
 #include "spec/kernel_spec.h"
 
+#include "numerics/formats.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 namespace mxf {
 
+/// This lane's 8 codes of the block in two pieces: channels 4g..4g+3, then
+/// 16+4g..16+4g+3 (g = lane / 16), each piece 4 codes packed as numerics
+/// packs them (fp4: 2 bytes, two codes per byte; fp6: 3 bytes, code i at
+/// bits 6i..6i+5), so the pieces land unchanged at their offsets in the
+/// block's packed bytes (CodeWriter).
 struct QuantizedBlock {
-  mlir::Value bytes;     // vector<4xi8>: this lane's 8 codes, two per byte
+  mlir::Value bytes;     // vector<2 * pieceBytes x i8>: piece 0, then piece 1
   mlir::Value scaleByte; // i32: the block's E8M0 byte (the same in all four lanes)
 };
+
+/// Bytes of one lane's piece (4 codes) in `format`'s packing.
+inline int64_t codePieceBytes(ElemFormat format) { return formatInfo(format).bits * 4 / 8; }
 
 class BlockQuantizer : private IrBuilder {
 public:
@@ -59,6 +72,8 @@ public:
     Value scale = mlir::arith::BitcastOp::create(
         b, b.getF32Type(), mlir::arith::ShLIOp::create(b, scaleByte, i32(23)));
 
+    if (formatInfo(spec.fmt).bits == 6)
+      return {packFp6(tile0, tile1, scale), scaleByte};
     auto packedType = mlir::VectorType::get({8}, b.getType<mlir::Float4E2M1FNType>());
     Value packed;
     Value halves[4] = {slice(tile0, 0, 2), slice(tile0, 2, 2), slice(tile1, 0, 2),
@@ -72,6 +87,36 @@ public:
   }
 
 private:
+  /// fp6 (E2M3 or E3M2) with v_cvt_scalef32_2xpk16_{fp6,bf6}_f32, which
+  /// packs item 2p from src0[p] and item 2p+1 from src1[p] (§C4) into 192
+  /// bits. Only items 0..7 are this lane's (src0 = channels 0, 2 of each
+  /// piece, src1 = 1, 3); the other 24 source elements are poison, so they
+  /// need no registers of their own, and only the first 48 bits of the
+  /// result are kept: piece 0 in bytes 0..2 (items 0..3), piece 1 in bytes
+  /// 3..5.
+  Value packFp6(Value tile0, Value tile1, Value scale) {
+    auto v16f32 = mlir::VectorType::get({16}, b.getF32Type());
+    Value sources[2] = {mlir::LLVM::PoisonOp::create(b, v16f32),
+                        mlir::LLVM::PoisonOp::create(b, v16f32)};
+    for (int item = 0; item < 8; ++item) {
+      Value tile = item < 4 ? tile0 : tile1;
+      Value value = mlir::vector::ExtractOp::create(b, tile, int64_t(item % 4));
+      sources[item % 2] =
+          mlir::vector::InsertOp::create(b, value, sources[item % 2], int64_t(item / 2));
+    }
+    auto v6i32 = mlir::VectorType::get({6}, b.getI32Type());
+    Value packed =
+        spec.fmt == ElemFormat::E2M3
+            ? Value(mlir::ROCDL::CvtScaleF322xPk16Fp6F32Op::create(b, v6i32, sources[0],
+                                                                    sources[1], scale))
+            : Value(mlir::ROCDL::CvtScaleF322xPk16Bf6F32Op::create(b, v6i32, sources[0],
+                                                                    sources[1], scale));
+    Value firstTwo = slice(packed, 0, 2);
+    Value bytes = mlir::vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getI8Type()),
+                                                  firstTwo);
+    return slice(bytes, 0, 6);
+  }
+
   const KernelSpec &spec;
 };
 

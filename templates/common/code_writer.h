@@ -1,15 +1,22 @@
-//===- code_writer.h - Storing packed fp4 codes: row-major or preshuffled -*- C++ -*-===//
+//===- code_writer.h - Storing packed codes: row-major, preshuffled, W6A16 -*- C++ -*-===//
 //
-// Where the code bytes of one (row, 32-channel scale block) go. A block's 32
-// fp4 codes are 16 bytes in every layout we write: row-major ([rows, K/2],
-// the block at byte 16j of its row), or AITER's shuffle_weight(layout=(16,16))
-// (numerics weightIndex16x16), where the view (n/16, 16, kBytes/32, 2, 16)
-// puts byte (row, 16j + c) at
-//   (row/16)*16*kBytes + (j/2)*512 + (j%2)*256 + (row%16)*16 + c
-//   = (row/16)*16*kBytes + (row%16)*16 + 256*j + c,
-// so a block stays 16 contiguous bytes there too and the kernel's two 2-byte
-// stores per block are the same instructions at another address. As in
-// ScaleWriter, the row's part of the index is computed once per lane.
+// Where a lane's codes of one (row, 32-channel scale block) go. A block's 32
+// codes are 16 bytes (fp4) or 24 bytes (fp6); a lane holds two pieces of 4
+// codes (BlockQuantizer), channels 4g.. and 16+4g.., which sit at bytes
+// g*piece and half + g*piece of the block (piece = 2 or 3 bytes, half = 8
+// or 12). The layouts:
+//  - plain: [rows, K*bits/8], the block at byte j*blockBytes of its row;
+//  - preshuffle_16x16 (fp4; AITER's shuffle_weight(layout=(16,16)), numerics
+//    weightIndex16x16): the view (n/16, 16, kBytes/32, 2, 16) puts byte
+//    (row, 16j + c) at (row/16)*16*kBytes + (row%16)*16 + 256*j + c, so a
+//    block stays 16 contiguous bytes and the two stores are the plain
+//    layout's at another address;
+//  - w6a16_16x128 (fp6; numerics w6a16TileIndex, docs/layouts.md): tiles of
+//    16 rows x 4 blocks, tile (row/16, j/4) at 1536 bytes each in row-tile
+//    major order; block (row, j) is lane L = row%16 + 16*(j%4) of its tile,
+//    its bytes 0..15 at 16L and 16..23 at 1024 + 8L. A lane's second piece
+//    straddles byte 16 when g = 1, so that piece is stored byte by byte.
+// As in ScaleWriter, the row's part of every index is computed once per lane.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_COMMON_CODE_WRITER_H
@@ -17,6 +24,7 @@
 
 #include "templates/common/ir_builder.h"
 
+#include "numerics/formats.h"
 #include "numerics/options.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,44 +34,81 @@ namespace mxf {
 
 class CodeWriter : private IrBuilder {
 public:
-  /// `codes`: the [rows, K/2] i8 code buffer (a static memref or a row-strided
-  /// view; preshuffled codes are dense by definition, so only a static one);
-  /// `row`: this lane's row (index).
-  CodeWriter(mlir::ImplicitLocOpBuilder &b, WeightLayout layout, Value codes, Value row)
-      : IrBuilder(b), layout(layout), q(codes), row(row) {
-    if (layout == WeightLayout::Preshuffle16x16)
-      preparePreshuffledRow();
+  /// `codes`: the [rows, K*bits/8] i8 code buffer (a static memref or a
+  /// row-strided view; the tiled layouts are dense by definition, so only a
+  /// static one); `row`: this lane's row (index).
+  CodeWriter(mlir::ImplicitLocOpBuilder &b, ElemFormat format, WeightLayout layout, Value codes,
+             Value row)
+      : IrBuilder(b), layout(layout), q(codes), row(row),
+        blockBytes(formatInfo(format).bits * 32 / 8), pieceBytes(blockBytes / 8) {
+    if (layout != WeightLayout::Plain)
+      prepareTiledRow();
   }
 
-  /// Stores a lane's 4 code bytes (vector<4xi8>) of scale block `scaleBlock`
-  /// (index) of the row: the codes of channels 4g..4g+3 are the block's bytes
-  /// 2g, 2g+1, those of 16+4g..16+4g+3 its bytes 8+2g, 8+2g+1 (g = `group`,
-  /// lane/16).
+  /// Stores a lane's two pieces (`bytes`: vector<2*piece x i8>) of scale
+  /// block `scaleBlock` (index) of the row; `group` is g = lane/16 (index).
   void storeLaneCodes(Value scaleBlock, Value group, Value bytes) {
+    const int64_t half = blockBytes / 2;
+    if (layout == WeightLayout::W6A16Tile16x128)
+      return storeW6A16(scaleBlock, group, bytes);
     if (layout == WeightLayout::Plain) {
-      Value base = add(mulBy(scaleBlock, 16), mulBy(group, 2));
-      mlir::vector::StoreOp::create(b, slice(bytes, 0, 2), q, mlir::ValueRange{row, base});
-      mlir::vector::StoreOp::create(b, slice(bytes, 2, 2), q,
-                                    mlir::ValueRange{row, add(base, idx(8))});
+      Value base = add(mulBy(scaleBlock, blockBytes), mulBy(group, pieceBytes));
+      mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), q, mlir::ValueRange{row, base});
+      mlir::vector::StoreOp::create(b, slice(bytes, pieceBytes, pieceBytes), q,
+                                    mlir::ValueRange{row, add(base, idx(half))});
       return;
     }
-    Value base = add(add(rowOffset, mulBy(scaleBlock, 256)), mulBy(group, 2));
-    mlir::vector::StoreOp::create(b, slice(bytes, 0, 2), flatCodes, mlir::ValueRange{base});
-    mlir::vector::StoreOp::create(b, slice(bytes, 2, 2), flatCodes,
-                                  mlir::ValueRange{add(base, idx(8))});
+    Value base = add(add(rowOffset, mulBy(scaleBlock, 256)), mulBy(group, pieceBytes));
+    mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), flatCodes,
+                                  mlir::ValueRange{base});
+    mlir::vector::StoreOp::create(b, slice(bytes, pieceBytes, pieceBytes), flatCodes,
+                                  mlir::ValueRange{add(base, idx(half))});
   }
 
 private:
-  void preparePreshuffledRow() {
+  void prepareTiledRow() {
     llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
     flatCodes = mlir::memref::CollapseShapeOp::create(b, q, bothDims);
     const int64_t rowBytes = llvm::cast<mlir::MemRefType>(q.getType()).getDimSize(1);
-    rowOffset = add(mulBy(divBy(row, 16), 16 * rowBytes), mulBy(remBy(row, 16), 16));
+    if (layout == WeightLayout::Preshuffle16x16) {
+      rowOffset = add(mulBy(divBy(row, 16), 16 * rowBytes), mulBy(remBy(row, 16), 16));
+      return;
+    }
+    // W6A16: 16 rows of rowBytes are rowBytes/24 blocks = rowBytes/96 tiles
+    // of 1536 bytes, i.e. 16 * rowBytes bytes per row tile.
+    Value tileRow = mulBy(divBy(row, 16), 16 * rowBytes);
+    rowOffset = add(tileRow, mulBy(remBy(row, 16), 16));
+    secondRegionRowOffset = add(tileRow, add(idx(1024), mulBy(remBy(row, 16), 8)));
+  }
+
+  /// A lane of group g holds bytes 3g..3g+2 (always among the first 16) and
+  /// 12+3g..14+3g of the block: the first piece is one store, the second
+  /// goes byte by byte, since at g = 1 it crosses byte 16 into the lane's
+  /// last 8.
+  void storeW6A16(Value scaleBlock, Value group, Value bytes) {
+    // The block's part of both regions: tile j/4 (1536 bytes), lane 16*(j%4).
+    Value tile = mulBy(divBy(scaleBlock, 4), 1536);
+    Value laneInTile = remBy(scaleBlock, 4);
+    Value firstBase = add(add(rowOffset, tile), mulBy(laneInTile, 16 * 16));
+    Value secondBase = add(add(secondRegionRowOffset, tile), mulBy(laneInTile, 16 * 8));
+    Value firstByte = mulBy(group, pieceBytes);
+    mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), flatCodes,
+                                  mlir::ValueRange{add(firstBase, firstByte)});
+    for (int64_t i = 0; i < pieceBytes; ++i) {
+      Value c = add(firstByte, idx(blockBytes / 2 + i));
+      Value inFirst = cmp(mlir::arith::CmpIPredicate::ult, c, idx(16));
+      Value index = mlir::arith::SelectOp::create(b, inFirst, add(firstBase, c),
+                                                  add(secondBase, add(c, idx(-16))));
+      Value byte = mlir::vector::ExtractOp::create(b, bytes, pieceBytes + i);
+      mlir::memref::StoreOp::create(b, byte, flatCodes, mlir::ValueRange{index});
+    }
   }
 
   WeightLayout layout;
   Value q, row;
-  Value flatCodes, rowOffset; // preshuffle_16x16 only
+  int64_t blockBytes, pieceBytes;
+  Value flatCodes, rowOffset;     // tiled layouts only
+  Value secondRegionRowOffset;    // w6a16_16x128 only
 };
 
 } // namespace mxf

@@ -120,7 +120,25 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
-  // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K = 364
+  // MXFP6 activations (E2M3 and E3M2, dense 6-bit codes): every rotation
+  // once per format, the rule, layout, shape and intermediate rotating.
+  for (ElemFormat format : {ElemFormat::E2M3, ElemFormat::E3M2})
+    for (const Rotation &rotation : rotations) {
+      KernelSpec spec;
+      spec.K = shapes[turn % std::size(shapes)].first;
+      spec.M = shapes[turn % std::size(shapes)].second;
+      spec.RS = rotation.rs;
+      spec.rot = rotation.kind;
+      spec.fmt = format;
+      spec.scale = rules[turn % std::size(rules)];
+      spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++turn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
+  // + 26 fp6 = 390
   return specs;
 }
 
@@ -191,7 +209,28 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
-  // 13 rotations x 6 rules + 4 extremes = 82
+  // MXFP6 E2M3 weights (seed 003), plain and in the W6A16 tiles, for every
+  // rotation; seed 003's round_e2m3 recipe is even126 without rotation.
+  for (const Rotation &rotation : rotations)
+    for (WeightLayout wlayout : {WeightLayout::Plain, WeightLayout::W6A16Tile16x128}) {
+      KernelSpec spec;
+      spec.op = KernelOp::QuantWeight;
+      auto [n, k] = shapes[next % std::size(shapes)];
+      const int multiple = std::max(rotation.rs, wlayout == WeightLayout::Plain ? 32 : 128);
+      spec.N = n;
+      spec.K = (k + multiple - 1) / multiple * multiple;
+      spec.RS = rotation.rs;
+      spec.rot = rotation.kind;
+      spec.fmt = ElemFormat::E2M3;
+      spec.scale = rotation.rs == 0 ? ScaleRule::Even126 : rules[next % std::size(rules)];
+      spec.wlayout = wlayout;
+      spec.layout = (next / 2) % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      spec.inter = (next / 3) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++next;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts = 108
   return specs;
 }
 

@@ -84,10 +84,10 @@ TEST_F(Frontend, SpecsNoTemplateTakesAreRefusedBeforeAnyIr) {
   EXPECT_CONTAINS(checkCompilable(parsed("rotate_quant_moe:K=4096,topk=2,E=8")).message(),
                   "is valid, but no template generates rotate_quant_moe yet");
 
-  Result<CodeObject> fp6 = compileSpec(parsed("rotate_quant:K=4096,fmt=fp6_e2m3"), {});
-  ASSERT_FALSE(fp6.ok());
-  EXPECT_CONTAINS(fp6.error(), "[stage mxf] ");
-  EXPECT_CONTAINS(fp6.error(), "does not support fmt=fp6_e2m3");
+  Result<CodeObject> fp8 = compileSpec(parsed("rotate_quant:K=4096,fmt=fp8_e4m3"), {});
+  ASSERT_FALSE(fp8.ok());
+  EXPECT_CONTAINS(fp8.error(), "[stage mxf] ");
+  EXPECT_CONTAINS(fp8.error(), "does not support fmt=fp8_e4m3");
 
   KernelSpec invalid = denseSpec();
   invalid.K = 100; // not a multiple of 32

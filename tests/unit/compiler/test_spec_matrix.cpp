@@ -12,6 +12,7 @@
 #include "codeobj/disassembler.h"
 #include "codeobj/occupancy.h"
 #include "compiler/compiler.h"
+#include "numerics/formats.h"
 #include "abi/operands.h"
 #include "templates/registry.h"
 #include "templates/rotate_quant/tiling.h"
@@ -22,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -31,6 +33,8 @@ namespace {
 /// The VGPR budget of docs/templates.md ("Register budget"): 8 waves per
 /// SIMD for every spec.
 constexpr uint32_t kVgprBudget = 64;
+/// fp6 kernels: 80 VGPRs, 6 waves per SIMD (72 and 7 but at RS=256).
+constexpr uint32_t kFp6VgprBudget = 80;
 
 std::vector<std::string> undefinedSymbols(const std::vector<uint8_t> &hsaco) {
   std::vector<std::string> names;
@@ -73,6 +77,7 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   ASSERT_TRUE(compiled.ok()) << compiled.error();
   const KernelInfo &info = compiled.value().kernel;
   const KernelTiling tiling = chooseRotateQuantTiling(spec);
+  const bool fp6 = formatInfo(spec.fmt).bits == 6;
 
   // Compiled for its code spec (M set to the tiling class), launched as the
   // template recorded, with the arguments abi/ declares.
@@ -92,15 +97,20 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   // w_stride (no row count: always N); r for a learned rotation.
   EXPECT_EQ(info.explicitArgCount(),
             (spec.op == KernelOp::QuantWeight ? 4u : 6u) + (isLearned(spec.rot) ? 1u : 0u));
-  EXPECT_EQ(compiled.value().launch.maxRows, uint32_t(maxLaunchRows(spec)));
-  EXPECT_LE(info.vgprCount, kVgprBudget);
+  EXPECT_EQ(compiled.value().launch.maxRows, uint32_t(maxLaunchRows(codeSpec)));
+  std::printf("[ budget   ] %s: %u VGPRs, %u SGPRs, LDS %u\n", info.name.c_str(), info.vgprCount,
+              info.sgprCount, info.ldsBytes);
+  // fp6: the convert's two 16-VGPR source tuples and, for w6a16_16x128,
+  // byte-wise stores (docs/templates.md) cost a few kernels a wave.
+  EXPECT_LE(info.vgprCount, fp6 ? kFp6VgprBudget : kVgprBudget);
   EXPECT_EQ(undefinedSymbols(compiled.value().hsaco), std::vector<std::string>{});
 
   codeobj::Occupancy occupancy =
       codeobj::computeOccupancy({info.vgprCount, info.sgprCount, info.ldsBytes,
                                  info.maxWorkgroupSize});
   // Neither registers nor LDS nor the workgroup size may cost waves.
-  EXPECT_EQ(occupancy.wavesPerSimd, 8u) << occupancy.limitingFactor();
+  EXPECT_GE(occupancy.wavesPerSimd, !fp6 ? 8u : spec.RS >= 256 ? 6u : 7u)
+      << occupancy.limitingFactor();
 
   Result<std::vector<codeobj::DecodedInstruction>> code =
       codeobj::disassembleKernel(compiled.value().hsaco, info.name);
@@ -114,7 +124,10 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
         return true;
     return false;
   };
-  EXPECT_TRUE(has("v_cvt_scalef32_pk_fp4_f32"));
+  EXPECT_EQ(has("v_cvt_scalef32_pk_fp4_f32"), !fp6);
+  EXPECT_EQ(has(spec.fmt == ElemFormat::E3M2 ? "v_cvt_scalef32_2xpk16_bf6_f32"
+                                             : "v_cvt_scalef32_2xpk16_fp6_f32"),
+            fp6);
   EXPECT_TRUE(has("v_permlane16_swap_b32")) << "cross-lane block maximum";
   EXPECT_TRUE(has("v_permlane32_swap_b32")) << "cross-lane block maximum";
   EXPECT_EQ(has("v_mfma_f32_16x16x32_bf16"), spec.RS > 0);

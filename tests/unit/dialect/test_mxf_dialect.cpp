@@ -76,7 +76,8 @@ constexpr RotationKind kAllRotationKinds[] = {RotationKind::None, RotationKind::
 constexpr Intermediate kIntermediates[] = {Intermediate::F32, Intermediate::Bf16};
 constexpr Rounding kRoundings[] = {Rounding::Rne, Rounding::Sr};
 constexpr ScaleLayout kScaleLayouts[] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
-constexpr WeightLayout kWeightLayouts[] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16};
+constexpr WeightLayout kWeightLayouts[] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
+                                           WeightLayout::W6A16Tile16x128};
 constexpr int kMBuckets[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
 std::vector<ElemFormat> formatsOf(KernelOp op) {
@@ -100,6 +101,9 @@ std::vector<KernelSpec> specGrid() {
               continue;
             if (wlayout == WeightLayout::Preshuffle16x16 && fmt != ElemFormat::E2M1)
               continue;
+            if (wlayout == WeightLayout::W6A16Tile16x128 &&
+                (op != KernelOp::QuantWeight || fmt != ElemFormat::E2M3))
+              continue;
             ++counter;
             KernelSpec spec;
             spec.op = op;
@@ -109,7 +113,7 @@ std::vector<KernelSpec> specGrid() {
             // RS allows, to cover K/32 columns that need padding to 8.
             const int ks[] = {4096, 7168, 256, 96};
             spec.K = ks[counter % 4];
-            if (spec.K == 96 && (spec.RS > 32 || wlayout == WeightLayout::Preshuffle16x16))
+            if (spec.K == 96 && (spec.RS > 32 || wlayout != WeightLayout::Plain))
               spec.K = 512;
             if (spec.RS > 0 && spec.K % spec.RS != 0)
               spec.K = 4096;
