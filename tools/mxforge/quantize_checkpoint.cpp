@@ -24,6 +24,7 @@
 #include "support/version.h"
 #include "tools/mxforge/quantize_check.h"
 #include "tools/mxforge/quantize_config.h"
+#include "tools/mxforge/quantize_kernel.h"
 #include "weights/host_quantizer.h"
 #include "weights/json.h"
 #include "weights/safetensors.h"
@@ -35,6 +36,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 
@@ -222,6 +224,9 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
         return Status::failure(where + " (N=" + std::to_string(t.shape[0]) + ", K=" +
                                std::to_string(t.shape[1]) + "): " + spec.error());
       sel.spec = spec.value();
+      if (options.device == "emu")
+        if (Status supported = KernelWeightQuantizer::checkSupported(sel.spec); !supported.ok())
+          return Status::failure(where + ": " + supported.message());
       const RotateQuantProblem problem = rotateQuantProblem(sel.spec, 0);
       if (isLearned(sel.spec.rot)) {
         const size_t need = rotationMatrixElements(sel.spec.rot, sel.spec.RS, problem.k);
@@ -284,7 +289,7 @@ private:
 Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard,
                               const std::vector<const Selected *> &quantized,
                               const std::vector<uint16_t> &rotation, Progress &progress,
-                              llvm::raw_ostream &out) {
+                              KernelWeightQuantizer *kernel, llvm::raw_ostream &out) {
   std::map<const TensorInfo *, const Selected *> byTensor;
   for (const Selected *s : quantized)
     byTensor[s->tensor] = s;
@@ -333,9 +338,11 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
       w = copy.data();
     }
     const uint16_t *r = rotation.empty() ? nullptr : rotation.data();
-    if (Status st = weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
-                                             options.threads, codes, scales);
-        !st.ok())
+    Status st = kernel ? kernel->quantize(s.spec, w, r, rotation.size(), codes, s.sizes.codeBytes,
+                                          scales, s.sizes.scaleBytes)
+                       : weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
+                                                  options.threads, codes, scales);
+    if (!st.ok())
       return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + t.name + "': " +
                                          st.message());
     if (options.check) {
@@ -582,6 +589,13 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     return s;
 
   // Phase 2: build and stage every output.
+  std::optional<KernelWeightQuantizer> kernel;
+  if (options.device == "emu") {
+    Result<KernelWeightQuantizer> opened = KernelWeightQuantizer::open();
+    if (!opened.ok())
+      return opened.status();
+    kernel.emplace(std::move(opened.value()));
+  }
   uint64_t quantBytes = 0;
   for (const Selected &s : selected)
     quantBytes += s.tensor->bytes();
@@ -596,7 +610,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     for (const Selected &s : selected)
       if (s.shard == i)
         mine.push_back(&s);
-    Result<StagedFile> file = buildShard(options, shards[i], mine, rotation, progress, out);
+    Result<StagedFile> file =
+        buildShard(options, shards[i], mine, rotation, progress, kernel ? &*kernel : nullptr, out);
     if (!file.ok())
       return file.status();
     // total_size counts tensor bytes: the file size less its header.

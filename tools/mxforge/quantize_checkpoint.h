@@ -29,6 +29,10 @@ struct QuantizeOptions {
   unsigned threads = 0;                // 0: every hardware thread
   bool force = false, check = false;
   bool progress = false; // a progress line on `err` (the caller decides: a terminal)
+  /// Where the tensors are quantized: the host path ("host", weights/) or
+  /// the gfx950 quant_weight kernel on the emulator ("emu"); the bytes are
+  /// the same.
+  std::string device = "host";
 };
 
 /// Runs the whole command; `out` gets the summary (and --check's table).

@@ -45,6 +45,11 @@ cl::opt<bool> checkFlag("check", cl::sub(quantizeCommand),
                                  "and clipped fraction"),
                         cl::cat(mxforgeCategory()));
 
+cl::opt<std::string> deviceFlag("device", cl::sub(quantizeCommand), cl::value_desc("host|emu"),
+                                cl::desc("Quantize on the host path (default) or with the gfx950 "
+                                         "quant_weight kernel on the emulator (same bytes)"),
+                                cl::init("host"), cl::cat(mxforgeCategory()));
+
 int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   QuantizeOptions options;
   for (auto [flag, name, target] :
@@ -65,6 +70,10 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       return reportError(err, "--threads must be in 1..1024", kExitUsage);
     options.threads = unsigned(threads.value());
   }
+  if (deviceFlag.getValue() != "host" && deviceFlag.getValue() != "emu")
+    return reportError(err, "--device must be host or emu (got '" + deviceFlag.getValue() + "')",
+                       kExitUsage);
+  options.device = deviceFlag.getValue();
   options.force = forceFlag;
   options.check = checkFlag;
   options.progress = isatty(STDERR_FILENO) == 1; // quiet in pipes and logs
