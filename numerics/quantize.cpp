@@ -27,9 +27,10 @@ void quantizeRow(const QuantConfig &config, const float *values, size_t k, uint6
     scales[block] = scale;
     for (size_t i = 0; i < kMxBlock; ++i) {
       size_t column = block * kMxBlock + i;
+      const float value = elementToEncode(config.rule, v[i]);
       codes[column] = config.rounding == Rounding::Rne
-                          ? encodeElemRne(config.format, v[i], scale)
-                          : encodeElemSr(config.format, v[i], scale,
+                          ? encodeElemRne(config.format, value, scale)
+                          : encodeElemSr(config.format, value, scale,
                                          srRandomForElement(config.seed, row * k + column));
     }
   }

@@ -29,6 +29,14 @@ struct QuantConfig {
 /// amax of a block: the largest |v|, or NaN when any value is NaN.
 float blockAmax(const float *values, size_t n);
 
+/// The value an element is encoded from under `rule`: itself, except that
+/// scale=even126 (seed 003's round_e2m3) signs its result with torch.sign,
+/// and torch.sign(-0.0) is +0, so a -0.0 element becomes +0.0 (code 0x00);
+/// a negative element that rounds to zero keeps its sign (0x20 in fp6).
+inline float elementToEncode(ScaleRule rule, float value) {
+  return rule == ScaleRule::Even126 && value == 0.0f ? 0.0f : value;
+}
+
 /// Quantize k values (k a multiple of 32) of row `row` into k unpacked codes
 /// and k/32 scale bytes. The row index feeds stochastic rounding's element
 /// index (row * k + column).

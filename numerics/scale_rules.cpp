@@ -105,12 +105,17 @@ uint8_t computeScaleByte(ScaleRule rule, ElemFormat format, float amax) {
     // AITER's HIP kernels multiply by the f32 reciprocal (1/6 = 0x3E2AAAAB).
     return roundUpExponent(amax * float(1.0 / info.maxValue));
 
-  case ScaleRule::Ceil:
+  case ScaleRule::Ceil: {
+    // AITER's Ceil (torchao's CEIL): ceil_pow2 of the f32 quotient
+    // amax / 2^emax, read off its bits: E + (M != 0). The quotient is
+    // rounded to f32 (RNE, into the subnormals), so an amax whose exponent
+    // field is at most emax gives a subnormal quotient and byte 1, unless
+    // the quotient rounds to zero (amax <= 2^(emax - 150)); a zero amax gives 0.
     if (!std::isfinite(amax))
       return kNanScale;
-    if (amax == 0.0f)
-      return 0;
-    return biasedClamped(ceilLog2(amax) - info.emax, -127, 127);
+    const uint32_t quotient = f32Bits(std::ldexp(amax, -info.emax));
+    return uint8_t(exponentField(quotient) + (mantissaField(quotient) != 0));
+  }
 
   case ScaleRule::Even126: {
     // Seed 003's round_e2m3 on the exponent field, exactly as torch computes

@@ -125,6 +125,13 @@ void RowQuantizer::quantize(const float *values, uint64_t row, uint8_t *packed,
   const Emax2Constants c = fast ? constantsFor(format) : Emax2Constants{};
   for (size_t block = 0; block < k_ / kMxBlock; ++block) {
     const float *v = values + block * kMxBlock;
+    // even126 encodes -0.0 as +0 (numerics elementToEncode); amax is the same.
+    float signFixed[kMxBlock];
+    if (config_.rule == ScaleRule::Even126) {
+      for (size_t i = 0; i < kMxBlock; ++i)
+        signFixed[i] = elementToEncode(config_.rule, v[i]);
+      v = signFixed;
+    }
     // amax as the reference's blockAmax: max |v|, or the first NaN's |v|
     // (its payload matters to some scale rules), found by the reference.
     float amax = 0.0f;

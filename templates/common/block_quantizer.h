@@ -7,7 +7,8 @@
 // and xor 32 across lanes), the E8M0 scale by the spec's rule
 // (scale_rule_ir.h, the IR twin of numerics/), and the codes through the
 // hardware's scaled converts: v_cvt_scalef32_pk_fp4_f32 for fp4,
-// v_cvt_scalef32_2xpk16_{fp6,bf6}_f32 for fp6. Storing them is CodeWriter's.
+// v_cvt_scalef32_2xpk16_{fp6,bf6}_f32 for fp6, v_cvt_scalef32_pk_{fp8,bf8}_f32
+// for fp8. Storing them is CodeWriter's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_COMMON_BLOCK_QUANTIZER_H
@@ -68,12 +69,20 @@ public:
       amax = mlir::arith::MaximumFOp::create(b, amax, shuffle.getShuffleResult());
     }
     Value scaleByte = emitScaleByte(b, spec.scale, spec.fmt, amax);
+    if (spec.scale == ScaleRule::Even126) {
+      // numerics elementToEncode: seed 003's recipe signs with torch.sign,
+      // so -0.0 is encoded as +0 (the converts would keep its sign).
+      tile0 = positiveZeros(tile0);
+      tile1 = positiveZeros(tile1);
+    }
     // v_cvt_scalef32_* read the scale from bits [30:23] of an f32.
     Value scale = mlir::arith::BitcastOp::create(
         b, b.getF32Type(), mlir::arith::ShLIOp::create(b, scaleByte, i32(23)));
 
     if (formatInfo(spec.fmt).bits == 6)
       return {packFp6(tile0, tile1, scale), scaleByte};
+    if (formatInfo(spec.fmt).bits == 8)
+      return {packFp8(tile0, tile1, scale), scaleByte};
     auto packedType = mlir::VectorType::get({8}, b.getType<mlir::Float4E2M1FNType>());
     Value packed;
     Value halves[4] = {slice(tile0, 0, 2), slice(tile0, 2, 2), slice(tile1, 0, 2),
@@ -87,6 +96,19 @@ public:
   }
 
 private:
+  /// `values` (vector<4xf32>) with -0.0 replaced by +0.0, on the bits.
+  Value positiveZeros(Value values) {
+    auto v4i32 = mlir::VectorType::get({4}, b.getI32Type());
+    Value bits = mlir::vector::BitCastOp::create(b, v4i32, values);
+    auto splat = [&](int32_t v) {
+      return mlir::arith::ConstantOp::create(b, mlir::DenseElementsAttr::get(v4i32, v));
+    };
+    Value negativeZero = mlir::arith::CmpIOp::create(b, mlir::arith::CmpIPredicate::eq, bits,
+                                                     splat(int32_t(0x80000000u)));
+    Value fixed = mlir::arith::SelectOp::create(b, negativeZero, splat(0), bits);
+    return mlir::vector::BitCastOp::create(b, values.getType(), fixed);
+  }
+
   /// fp6 (E2M3 or E3M2) with v_cvt_scalef32_2xpk16_{fp6,bf6}_f32, which
   /// packs item 2p from src0[p] and item 2p+1 from src1[p] (§C4) into 192
   /// bits. Only items 0..7 are this lane's (src0 = channels 0, 2 of each
@@ -115,6 +137,28 @@ private:
     Value bytes = mlir::vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getI8Type()),
                                                   firstTwo);
     return slice(bytes, 0, 6);
+  }
+
+  /// fp8 (E4M3 or E5M2) with v_cvt_scalef32_pk_{fp8,bf8}_f32, two values
+  /// into one 16-bit half of a word per instruction: a piece is one word
+  /// (4 codes, a byte each, in channel order), the lane's two pieces 8 bytes.
+  Value packFp8(Value tile0, Value tile1, Value scale) {
+    mlir::Type element = spec.fmt == ElemFormat::E4M3
+                             ? mlir::Type(b.getType<mlir::Float8E4M3FNType>())
+                             : mlir::Type(b.getType<mlir::Float8E5M2Type>());
+    auto packedType = mlir::VectorType::get({4}, element);
+    auto v4i8 = mlir::VectorType::get({4}, b.getI8Type());
+    Value words[2];
+    Value tiles[2] = {tile0, tile1};
+    for (int piece = 0; piece < 2; ++piece) {
+      Value packed;
+      for (int half = 0; half < 2; ++half)
+        packed = mlir::amdgpu::PackedScaledTruncOp::create(
+            b, packedType, slice(tiles[piece], 2 * half, 2), scale, uint32_t(half), packed);
+      words[piece] = mlir::vector::BitCastOp::create(b, v4i8, packed);
+    }
+    return mlir::vector::ShuffleOp::create(b, words[0], words[1],
+                                           llvm::ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
   }
 
   const KernelSpec &spec;

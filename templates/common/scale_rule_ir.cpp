@@ -79,10 +79,21 @@ Value emitScaleByte(mlir::ImplicitLocOpBuilder &b, ScaleRule rule, ElemFormat fo
   case ScaleRule::RceilRecip:
     return e.roundUpExponent(MulFOp::create(b, amax, e.f32(float(1.0 / info.maxValue))));
   case ScaleRule::Ceil: {
-    // ceil(log2 amax) - emax: E + (M != 0) - emax, clamped; zero gives 0.
+    // AITER's Ceil: E + (M != 0) of the f32 quotient amax / 2^emax, on
+    // integers (a float multiply would meet the denormal mode). Above
+    // E = emax the quotient is normal: E - emax + (M != 0). At or below it
+    // the quotient is subnormal, so the byte is 1 exactly when it does not
+    // round to zero: amax > 2^(emax - 150) (positive floats order as their
+    // bits; the tie at 2^(emax - 150) rounds to even, zero).
     Value hasMantissa = ExtUIOp::create(b, b.getI32Type(), e.ne(e.mantissa(amaxBits), e.i32(0)));
-    Value s = SubIOp::create(b, AddIOp::create(b, expField, hasMantissa), e.i32(emax));
-    Value byte = e.select(e.eq(amaxBits, e.i32(0)), e.i32(0), e.clamp(s, 0, 254));
+    Value normal = AddIOp::create(b, SubIOp::create(b, expField, e.i32(emax)), hasMantissa);
+    // 2^(emax - 150) is an f32 subnormal for every format (emax <= 15): its
+    // bits are 1 << (emax - 150 + 149).
+    const int64_t tieBits = int64_t(1) << (emax - 1);
+    Value tiny = ExtUIOp::create(
+        b, b.getI32Type(), CmpIOp::create(b, CmpIPredicate::ugt, amaxBits, e.i32(tieBits)));
+    Value byte = e.select(CmpIOp::create(b, CmpIPredicate::ugt, expField, e.i32(emax)), normal,
+                          tiny);
     return e.select(e.eq(expField, e.i32(255)), nanByte, byte);
   }
   case ScaleRule::Even126: {

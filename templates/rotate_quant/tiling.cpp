@@ -13,11 +13,7 @@ Status checkRotatingQuantizerSupported(const KernelSpec &spec) {
   };
   // Every K the spec accepts (a multiple of 32 and of RS, up to 65536): a
   // wave's work never grows with K, only the number of waves does.
-  // fp4 and fp6 through the hardware's scaled converts (BlockQuantizer);
-  // fp8 codes are a byte per element and take another store layout.
-  if (formatInfo(spec.fmt).bits == 8)
-    return unsupported(std::string("fmt=") + formatInfo(spec.fmt).specName +
-                       " (fp4 and fp6 only)");
+  // Every format, through the hardware's scaled converts (BlockQuantizer).
   if (spec.rot == RotationKind::HadamardButterfly)
     return unsupported("rot=hadamard_butterfly (use rot=hadamard, the MFMA path)");
   if (spec.round != Rounding::Rne)

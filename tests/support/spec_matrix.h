@@ -120,9 +120,10 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
-  // MXFP6 activations (E2M3 and E3M2, dense 6-bit codes): every rotation
-  // once per format, the rule, layout, shape and intermediate rotating.
-  for (ElemFormat format : {ElemFormat::E2M3, ElemFormat::E3M2})
+  // MXFP6 and MXFP8 activations (E2M3, E3M2: dense 6-bit codes; E4M3, E5M2:
+  // a byte each): every rotation once per format, the rule, layout, shape
+  // and intermediate rotating.
+  for (ElemFormat format : {ElemFormat::E2M3, ElemFormat::E3M2, ElemFormat::E4M3, ElemFormat::E5M2})
     for (const Rotation &rotation : rotations) {
       KernelSpec spec;
       spec.K = shapes[turn % std::size(shapes)].first;
@@ -138,7 +139,7 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       specs.push_back(spec);
     }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 = 390
+  // + 26 fp6 + 26 fp8 = 416
   return specs;
 }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "numerics/formats.h"
+#include "numerics/quantize.h"
 #include "numerics/reference.h"
 #include "test_seed.h"
 
@@ -67,15 +68,30 @@ void expectSameAsRecipe(const std::vector<uint16_t> &w, size_t n, size_t k) {
     std::vector<uint16_t> row(w.begin() + long(r * k), w.begin() + long((r + 1) * k));
     std::vector<uint16_t> recipe = roundE2m3Recipe(row);
     for (size_t i = 0; i < k; ++i) {
+      // Bit for bit, signed zeros included: torch.sign(-0.0) is 0, so a -0.0
+      // weight comes back +0, and so does ours (numerics elementToEncode).
       uint16_t input = row[i];
-      // torch.sign(-0.0) is 0, so the recipe gives +0 where we keep -0's sign.
-      if (input == 0x8000) {
-        ASSERT_EQ(bf16ToF32(ours[r * k + i]), 0.0f);
-        continue;
-      }
       ASSERT_EQ(ours[r * k + i], recipe[i])
           << "row " << r << " col " << i << " input 0x" << std::hex << input;
     }
+  }
+}
+
+// The codes themselves: under even126 a -0.0 weight is code 0x00 and a
+// negative weight that rounds to zero keeps its sign (0x20); under every
+// other rule -0.0 keeps its sign.
+TEST(E2m3Recipe, SignedZerosFollowTorchSign) {
+  std::vector<float> block(32, 1.0f);
+  block[0] = -0.0f;
+  block[1] = -1e-3f; // rounds to zero at the scale of 1.0
+  for (ScaleRule rule : kAllScaleRules) {
+    QuantConfig config;
+    config.format = ElemFormat::E2M3;
+    config.rule = rule;
+    uint8_t codes[32], scale;
+    quantizeRow(config, block.data(), 32, 0, codes, &scale);
+    EXPECT_EQ(codes[0], rule == ScaleRule::Even126 ? 0x00 : 0x20) << scaleRuleName(rule);
+    EXPECT_EQ(codes[1], 0x20) << scaleRuleName(rule);
   }
 }
 

@@ -64,6 +64,23 @@ TEST(ScaleRules, RceilRecipOnlyDiffersWhereTheReciprocalRoundsDifferently) {
     }
 }
 
+// AITER's Ceil (_f32_to_e8m0_ceil_impl of amax / 2^emax) on hand-computed
+// maxima around the subnormal quotients, where it differs from
+// clamp(ceil(log2 amax) - emax) + 127.
+TEST(ScaleRules, CeilFollowsAitersQuotientBits) {
+  EXPECT_EQ(fp4(ScaleRule::Ceil, 1.0f), 125);                    // 0.25: exponent 125
+  EXPECT_EQ(fp4(ScaleRule::Ceil, std::ldexp(1.0f, -124)), 1);    // quotient 2^-126, normal
+  EXPECT_EQ(fp4(ScaleRule::Ceil, std::ldexp(1.5f, -124)), 2);    // 1.5 * 2^-126: bumped
+  EXPECT_EQ(fp4(ScaleRule::Ceil, std::ldexp(1.0f, -126)), 1);    // 2^-128: subnormal
+  EXPECT_EQ(fp4(ScaleRule::Ceil, std::ldexp(1.0f, -125)), 1);    // 2^-127: subnormal
+  EXPECT_EQ(fp4(ScaleRule::Ceil, f32FromBits(3)), 1);            // 0.75 ulp rounds up to 1 ulp
+  EXPECT_EQ(fp4(ScaleRule::Ceil, f32FromBits(2)), 0);            // exactly half an ulp: even, 0
+  EXPECT_EQ(fp4(ScaleRule::Ceil, f32FromBits(1)), 0);            // a quarter ulp: 0
+  EXPECT_EQ(computeScaleByte(ScaleRule::Ceil, ElemFormat::E4M3, std::ldexp(1.0f, -120)), 1);
+  EXPECT_EQ(computeScaleByte(ScaleRule::Ceil, ElemFormat::E4M3, f32FromBits(0x81)), 1);
+  EXPECT_EQ(computeScaleByte(ScaleRule::Ceil, ElemFormat::E4M3, f32FromBits(0x80)), 0);
+}
+
 TEST(ScaleRules, SpecialBlocks) {
   struct Row {
     ScaleRule rule;
@@ -74,7 +91,7 @@ TEST(ScaleRules, SpecialBlocks) {
       {ScaleRule::Even, 0, 0, 254, 0xFF},
       {ScaleRule::Rceil, 0, 1, 0xFF, 0xFF},
       {ScaleRule::RceilRecip, 0, 1, 0xFF, 0xFF},
-      {ScaleRule::Ceil, 0, 0, 0xFF, 0xFF},
+      {ScaleRule::Ceil, 0, 1, 0xFF, 0xFF}, // AITER: the quotient amax/4 is subnormal
       {ScaleRule::Even126, 1, 1, 253, 1}, // NaN: torch's int32 add wraps the sign bit
   };
   for (const Row &row : table) {
@@ -111,8 +128,12 @@ uint8_t slowScale(ScaleRule rule, ElemFormat format, float amax) {
   switch (rule) {
   case ScaleRule::Floor:
     return amax == 0 ? 0 : clampBiased(largestPowerAtMost(amax) - info.emax, -127);
-  case ScaleRule::Ceil:
-    return amax == 0 ? 0 : clampBiased(smallestPowerAtLeast(amax) - info.emax, -127);
+  case ScaleRule::Ceil: {
+    // The quotient amax / 2^emax, exact in long double, then rounded to f32
+    // (RNE into the subnormals) by the conversion, as AITER divides.
+    const float q = float((long double)amax / std::ldexp(1.0L, info.emax));
+    return q == 0 ? 0 : uint8_t(std::max(1, smallestPowerAtLeast(q) + 127));
+  }
   case ScaleRule::Rceil:
   case ScaleRule::RceilRecip: {
     float d = rule == ScaleRule::Rceil ? amax / float(info.maxValue)

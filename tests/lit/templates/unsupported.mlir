@@ -1,14 +1,6 @@
 // Specs the template cannot generate are rejected with the reason, on the op.
 // RUN: %mxforge-opt %s --mxf-lower-to-gpu --verify-diagnostics --split-input-file
 
-func.func @fp8(%x: memref<16x4096xbf16>, %q: memref<16x4096xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @below {{does not support fmt=fp8_e4m3}}
-  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp8_e4m3, scale = even, round = rne, inter = f32, layout = plain> x(%x : memref<16x4096xbf16>) q(%q : memref<16x4096xi8>) s(%s : memref<16x128xi8>) rows(%m)
-  return
-}
-
-// -----
-
 func.func @butterfly(%x: memref<1x4096xbf16>, %q: memref<1x2048xi8>, %s: memref<1x128xi8>, %m: i32) {
   // expected-error @below {{does not support rot=hadamard_butterfly}}
   mxf.rotate_quant <K = 4096, RS = 32, rot = hadamard_butterfly, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%x : memref<1x4096xbf16>) q(%q : memref<1x2048xi8>) s(%s : memref<1x128xi8>) rows(%m)

@@ -124,10 +124,12 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
         return true;
     return false;
   };
-  EXPECT_EQ(has("v_cvt_scalef32_pk_fp4_f32"), !fp6);
-  EXPECT_EQ(has(spec.fmt == ElemFormat::E3M2 ? "v_cvt_scalef32_2xpk16_bf6_f32"
-                                             : "v_cvt_scalef32_2xpk16_fp6_f32"),
-            fp6);
+  // The scaled convert of the spec's format, and no other.
+  const char *converts[] = {"v_cvt_scalef32_pk_fp4_f32", "v_cvt_scalef32_2xpk16_fp6_f32",
+                            "v_cvt_scalef32_2xpk16_bf6_f32", "v_cvt_scalef32_pk_fp8_f32",
+                            "v_cvt_scalef32_pk_bf8_f32"};
+  for (size_t f = 0; f < std::size(converts); ++f)
+    EXPECT_EQ(has(converts[f]), kAllElemFormats[f] == spec.fmt) << converts[f];
   EXPECT_TRUE(has("v_permlane16_swap_b32")) << "cross-lane block maximum";
   EXPECT_TRUE(has("v_permlane32_swap_b32")) << "cross-lane block maximum";
   EXPECT_EQ(has("v_mfma_f32_16x16x32_bf16"), spec.RS > 0);
