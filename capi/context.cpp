@@ -266,7 +266,12 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
     mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
     if (!parsed.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_find_kernel: invalid spec: " + parsed.error());
-    if (m < 1 || m > mxf::kLargestMBucket)
+    if (!mxf::kernelHasRowsOperand(parsed.value().op)) {
+      // No M buckets (quant_weight): the spec's one kernel takes m = N.
+      if (mxf::Status rows = mxf::checkLaunchRows(parsed.value(), m); !rows.ok())
+        return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_find_kernel: " + rows.message() + " (" +
+                                                    mxf::specFamily(parsed.value()) + ")");
+    } else if (m < 1 || m > mxf::kLargestMBucket)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   "mxf_find_kernel: M=" + std::to_string(m) + " is outside 1.." +
                       std::to_string(mxf::kLargestMBucket) + " for " +

@@ -9,6 +9,8 @@
 
 #include "capi/capi_internal.h"
 
+#include "abi/operands.h"
+
 #include <cstring>
 
 using mxf::capi::fail;
@@ -102,7 +104,7 @@ void recordKernel(mxf_context &context, const KernelHandle &handle, bool onDevic
     row.name = object.kernel.name;
     row.origin = kernelOriginName(handle->origin);
     row.source = sourceOf(context, *handle);
-    row.bucket = handle->spec.M;
+    row.bucket = int(mxf::maxLaunchRows(handle->spec));
     row.vgprs = object.kernel.vgprCount;
     row.sgprs = object.kernel.sgprCount;
     row.ldsBytes = object.kernel.ldsBytes;

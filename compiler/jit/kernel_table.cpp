@@ -310,6 +310,13 @@ std::vector<int> KernelTable::availableBuckets(const KernelSpec &family) const {
 }
 
 Result<KernelHandle> KernelTable::forRows(const KernelSpec &family, int m) {
+  if (!kernelHasRowsOperand(family.op)) {
+    // No M key and no buckets (quant_weight): the spec is its one kernel,
+    // which always processes its N rows.
+    if (Status rows = checkLaunchRows(family, m); !rows.ok())
+      return rows;
+    return get(family);
+  }
   KernelSpec member = family;
   member.M = kLargestMBucket; // any legal bucket: the family's own M may be unset
   if (Status valid = validateSpec(member); !valid.ok())

@@ -11,10 +11,11 @@ each block, so the quantized product stays close to the bf16 one.
 
 - activations: mxforge.rotate_quant(x, spec), the kernel (on the emulator
   for CPU tensors);
-- weights: rotated and quantized once at load time. mxforge has no
-  quant_weight kernel yet, so this uses mxforge.reference on W's rows with
-  the same rotate_quant spec: a weight row rotated and quantized per
-  32-block along K is exactly rotate_quant applied to that row;
+- weights: rotated and quantized once at load time by the quant_weight
+  kernel, mxforge.quant_weight(W, WEIGHT_SPEC): the same rotation, format
+  and scale rule over W's N rows in one launch, plain codes and scales (the
+  layouts dequantize_fp4 reads; a GEMM kernel would ask for
+  wlayout=preshuffle_16x16, layout=a4w4_shuffle);
 - the GEMM: both dequantized in torch, multiplied in f32 (the fused
   rotate_quant_gemm kernel will replace this step when it lands).
 
@@ -35,6 +36,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import mxforge  # noqa: E402
 
 SPEC = "rotate_quant:RS=64,rot=hadamard,fmt=fp4,scale=even,layout=plain"
+# The weights' spec: SPEC's rotation and quantization; K and N come from W.
+WEIGHT_SPEC = "quant_weight:RS=64,rot=hadamard,fmt=fp4,scale=even,layout=plain,wlayout=plain"
 # MXFP4 on both operands: each value carries up to ~1/4 relative rounding
 # error (E2M1 has one mantissa bit; the scale costs up to a factor of 2 of
 # range), which averages to ~10% over a 1024-long dot product of Gaussian
@@ -63,11 +66,8 @@ class HadamardMXFP4Linear:
     """Weights prepared once; activations rotated and quantized per call."""
 
     def __init__(self, weight_bf16):
-        n = weight_bf16.shape[0]
-        # The reference takes at most 256 rows per call, like a launch.
-        parts = [mxforge.reference(SPEC, weight_bf16[i:i + 256]) for i in range(0, n, 256)]
-        self.w_q = torch.cat([q for q, _ in parts])
-        self.w_s = torch.cat([s for _, s in parts])
+        # One launch for all N rows (quant_weight has no row limit of 256).
+        self.w_q, self.w_s = mxforge.quant_weight(weight_bf16, WEIGHT_SPEC)
         self.w = dequantize_fp4(self.w_q, self.w_s)
 
     def __call__(self, x_bf16):

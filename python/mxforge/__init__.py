@@ -3,6 +3,7 @@
     import mxforge, torch
     x = torch.randn(4, 4096).to(torch.bfloat16)
     q, s = mxforge.rotate_quant(x, rs=64, scale="rceil")
+    w_q, w_s = mxforge.quant_weight(w, rs=64, wlayout="preshuffle_16x16")  # w: [N, K]
 
 A thin ctypes layer over libmxforge.so (the C API, docs/capi.md): CPU tensors
 and numpy arrays run on the gfx950 emulator ("emu"), ROCm tensors on the GPU
@@ -12,7 +13,7 @@ and numpy arrays run on the gfx950 emulator ("emu"), ROCm tensors on the GPU
 from .errors import (Error, LibraryNotFoundError, SpecError, ArgumentError, ArgumentTypeError,
                      NotFoundError, CompileError, BundleError, LaunchError, DeviceError,
                      VersionError, InternalError)
-from .families import FAMILIES, RotateQuantResult, available_ops
+from .families import FAMILIES, RotateQuantResult, QuantWeightResult, available_ops
 from .families import FUNCTIONS as _FUNCTIONS
 from .specs import canonical_spec, operands, Operand
 from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
@@ -25,11 +26,11 @@ from ._library import library_path
 __version__ = "0.1.0"
 
 rotate_quant = _FUNCTIONS["rotate_quant"]
+quant_weight = _FUNCTIONS["quant_weight"]
 # Families whose kernels have not landed: calling one raises mxforge.Error
 # saying so (see FAMILIES[op].note).
 rotate_quant_moe = _FUNCTIONS["rotate_quant_moe"]
 rotate_quant_gemm = _FUNCTIONS["rotate_quant_gemm"]
-quant_weight = _FUNCTIONS["quant_weight"]
 
 
 def version():

@@ -1,10 +1,10 @@
 """Runs one kernel of any family on argument arrays: the generic part.
 
 A family (families.py) says which arguments are inputs and outputs and
-which input gives the row count; everything else (operand order, element
-types, shapes at m rows, which operands take a row stride) comes from the
-C library's own ABI (mxf_spec_get_operands), so a new family needs no code
-here.
+which input gives the row count (or none: then m is the spec's N, as for
+quant_weight); everything else (operand order, element types, shapes at m
+rows, which operands take a row stride) comes from the C library's own ABI
+(mxf_spec_get_operands), so a new family needs no code here.
 
 Nothing is written to a caller's `out=` arrays unless the launch succeeded:
 every check runs first, and on emu the results are copied out last.
@@ -121,11 +121,17 @@ def run(family, spec, arrays, out=None, known_views=None):
         value = arrays.get(name)
         if value is not None:
             views[name] = value
-    rows_view = known_views.get(family.rows_from) or _arrays.view(
-        views[family.rows_from], family.rows_from, family.elements[family.rows_from])
-    if len(rows_view.shape) < 1:
-        raise errors.ArgumentError(f"{family.rows_from} must have rows, got a 0-d array")
-    m = rows_view.shape[0]
+    if family.rows_from is None:
+        # No rows input (quant_weight): a launch always processes the spec's
+        # N rows, so m is N and the inputs' shapes are checked against it.
+        m = specs.spec_rows(spec)
+    else:
+        rows_view = known_views.get(family.rows_from) or _arrays.view(
+            views[family.rows_from], family.rows_from, family.elements[family.rows_from])
+        known_views = dict(known_views, **{family.rows_from: rows_view})
+        if len(rows_view.shape) < 1:
+            raise errors.ArgumentError(f"{family.rows_from} must have rows, got a 0-d array")
+        m = rows_view.shape[0]
     operand_list = specs.operands(spec, m)
     by_name = {operand.name: operand for operand in operand_list}
 
@@ -134,8 +140,7 @@ def run(family, spec, arrays, out=None, known_views=None):
         if name not in by_name:
             raise errors.ArgumentError(f"{name} is given, but {spec} takes no {name}")
         operand = by_name[name]
-        view = rows_view if name == family.rows_from else _arrays.view(value, name,
-                                                                       operand.element)
+        view = known_views.get(name) or _arrays.view(value, name, operand.element)
         _check_layout(view, operand, spec)
         inputs[name] = view
     for operand in operand_list:
@@ -143,7 +148,7 @@ def run(family, spec, arrays, out=None, known_views=None):
             raise errors.ArgumentError(f"{spec} needs {operand.name} ({operand.element} "
                                        f"{list(operand.shape)}), which was not given")
 
-    if m < 1:
+    if m < 1 and family.rows_from is not None:
         # The library would refuse it too; saying so here names the argument.
         raise errors.ArgumentError(
             f"{family.rows_from} has 0 rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
@@ -168,10 +173,11 @@ def run(family, spec, arrays, out=None, known_views=None):
             outputs[name] = view
         _target_device(list(inputs.values()) + list(outputs.values()))
     ran_spec, name, origin, bucket = kernel_info(kernel)
+    like = inputs[family.rows_from or family.inputs[0]]  # new outputs: its kind and device
     for operand in operand_list:
         if operand.is_output and operand.name not in outputs:
             outputs[operand.name] = _arrays.view(
-                _arrays.allocate(rows_view, operand.shape, operand.element, device),
+                _arrays.allocate(like, operand.shape, operand.element, device),
                 operand.name, operand.element)
     if device == "emu":
         _launch_on_emu(context, kernel, m, operand_list, inputs, outputs)

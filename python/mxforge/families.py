@@ -25,7 +25,8 @@ class Family:
     optional: Tuple[str, ...]          # inputs that some specs take (r: learned rotations)
     elements: Dict[str, str]           # argument -> "bf16", "i8", "i32"
     outputs: Tuple[str, ...]
-    rows_from: Optional[str]           # the input whose first dimension is m
+    rows_from: Optional[str]           # the input whose first dimension is m; None: the
+    # spec's N is the launch's m (quant_weight: a launch always processes its N rows)
     key_defaults: Dict[str, Tuple[str, int]] = field(default_factory=dict)
     # spec key -> (input, dimension) that gives its default
     ranks: Dict[str, int] = field(default_factory=dict)  # of the inputs in key_defaults
@@ -49,6 +50,12 @@ class RotateQuantResult(tuple):
     spec = property(lambda self: self.run.spec)
 
 
+class QuantWeightResult(RotateQuantResult):
+    """(q, s) of a weight matrix, plus ``.run`` (a KernelRun: the canonical
+    spec, kernel name, origin, device, m = N) and ``.spec``. Unpacks as a
+    plain pair: ``q, s = mxforge.quant_weight(w, rs=64)``."""
+
+
 FAMILIES = {
     "rotate_quant": Family(
         op="rotate_quant", inputs=("x", "r"), optional=("r",),
@@ -65,10 +72,10 @@ FAMILIES = {
         outputs=("y",), rows_from="x", available=False,
         note="its template has not landed (docs/abi.md lists its ABI)"),
     "quant_weight": Family(
-        op="quant_weight", inputs=("w",), optional=("r",), elements={}, outputs=("q", "s"),
-        rows_from=None, available=False,
-        note="its template has not landed; mxforge.reference on the weight rows with a "
-             "rotate_quant spec gives the same codes (examples/python)"),
+        op="quant_weight", inputs=("w", "r"), optional=("r",),
+        elements={"w": "bf16", "r": "bf16", "q": "i8", "s": "i8"}, outputs=("q", "s"),
+        rows_from=None, key_defaults={"K": ("w", 1), "N": ("w", 0)}, ranks={"w": 2},
+        result=QuantWeightResult),
 }
 
 
@@ -131,6 +138,26 @@ def rotate_quant(x, spec=None, r=None, out=None, **spec_keys):
     return call("rotate_quant", {"x": x, "r": r}, spec, out, spec_keys)
 
 
+def quant_weight(w, spec=None, r=None, out=None, **spec_keys):
+    """Rotates and MX-quantizes the N rows of a weight matrix `w` ([N, K]
+    bf16: a torch.bfloat16 tensor, or a numpy uint16 array of bf16 bit
+    patterns), once, at load time.
+
+    `spec` is a quant_weight spec (docs/spec.md); keyword arguments may stand
+    in for or add to its keys (``rs=64, fmt="fp6_e2m3", scale="even126",
+    layout="a4w4_shuffle", wlayout="preshuffle_16x16"``); K and N default to
+    w.shape[1] and w.shape[0]. One launch processes all N rows (there is no
+    M bucket). `r` is the learned rotation (bf16, [RS, RS] or [K/RS, RS, RS])
+    for rot=learned / learned_per_block. Returns (q, s) as new arrays of the
+    kind and device of w, uint8, in the shapes of docs/abi.md (q [N,
+    packed(K)] in the spec's wlayout, s [N, K/32], or [pad256(N), pad8(K/32)]
+    with layout=a4w4_shuffle), or writes them into ``out=(q, s)`` (both
+    contiguous). Rows of w may be strided (w[:, :K] of a wider tensor); the
+    last dimension must have unit stride.
+    """
+    return call("quant_weight", {"w": w, "r": r}, spec, out, spec_keys)
+
+
 def _not_available(op):
     def unavailable(*args, **kwargs):
         raise errors.Error(f"mxforge.{op} is not available yet: {FAMILIES[op].note}")
@@ -139,7 +166,7 @@ def _not_available(op):
     return unavailable
 
 
-FUNCTIONS = {"rotate_quant": rotate_quant}
+FUNCTIONS = {"rotate_quant": rotate_quant, "quant_weight": quant_weight}
 for _op, _family in FAMILIES.items():
     if not _family.available:
         FUNCTIONS[_op] = _not_available(_op)

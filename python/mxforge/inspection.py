@@ -56,7 +56,7 @@ _ELF_MAGIC = b"\x7fELF"
 
 def inspect(spec_or_file, m=None, device=startup.DEFAULT_DEVICE):
     """For a spec: its canonical text, its operands at m rows (default: the
-    spec's M), and the kernel and launch geometry that serve m rows (the
+    spec's M; N for quant_weight, whose launches always take N rows), and the kernel and launch geometry that serve m rows (the
     kernel is found or compiled on `device`). For a bundle (.mxfb): every
     kernel in it with origin, bucket and resources (loaded into a private
     strict emu context, so nothing else sees it). For a .hsaco: what the
@@ -66,7 +66,11 @@ def inspect(spec_or_file, m=None, device=startup.DEFAULT_DEVICE):
     if specs.op_of(text) is None or os.path.exists(text):
         return _inspect_file(text)
     canonical = specs.canonical(text)
-    rows = m if m is not None else int(canonical.split("M=")[1].split(",")[0])
+    if m is None:
+        # The spec's M bucket, or N for an op without one (quant_weight).
+        m = (int(canonical.split("M=")[1].split(",")[0]) if ",M=" in canonical
+             else specs.spec_rows(canonical))
+    rows = m
     operand_list = specs.operands(canonical, rows)
     context = _contexts.context(device)
     kernel = _runner.find_kernel(context, canonical, rows)

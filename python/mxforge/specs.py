@@ -107,6 +107,16 @@ def with_bucket(canonical_text, bucket):
     return f"{op}:" + ",".join(items)
 
 
+def spec_rows(canonical_text):
+    """The rows of a spec without an M bucket (quant_weight): its N, which is
+    the m of every launch of its kernel (abi/operands.h: checkLaunchRows)."""
+    for item in canonical_text.partition(":")[2].split(","):
+        key, _, value = item.partition("=")
+        if key == "N":
+            return int(value)
+    raise errors.InternalError(f"{canonical_text} has no N: its rows are not the spec's")
+
+
 def bucket_for(m):
     """The smallest M bucket (a power of two up to 256) holding m rows."""
     bucket = 1

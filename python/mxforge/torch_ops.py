@@ -6,7 +6,7 @@ gets torch.library.Library("mxforge", "DEF") with CPU and Meta kernels. In
 both, the fake/meta implementation computes the output shapes from the C
 library's ABI (mxf_spec_get_operands) without compiling or launching, so
 shapes propagate under tracing. The op's spec is a string argument; x's
-width supplies K when the spec leaves it out.
+width supplies K when the spec leaves it out (w's shape supplies K and N).
 """
 
 from typing import Optional, Tuple
@@ -21,14 +21,25 @@ _library = None
 REGISTRATION = None  # "custom_op" or "Library", for tests and docs
 
 
-def _output_shapes(family, spec, x):
-    canonical = families.family_spec(family, {"x": x}, spec or None, {}, family.op)
-    m = int(x.shape[0])
+def _output_shapes(family, spec, first):
+    """The outputs' shapes for the family's first input `first` (x, w)."""
+    name = family.inputs[0]
+    canonical = families.family_spec(family, {name: first}, spec or None, {}, family.op)
+    if family.rows_from is None:
+        # quant_weight: N rows from the spec; first's shape is checked against it.
+        m = specs.spec_rows(canonical)
+        by_name = {operand.name: operand for operand in specs.operands(canonical, m)}
+        expected = by_name[name].shape
+        if tuple(first.shape) != tuple(expected):
+            raise errors.ArgumentError(f"{name} must have shape {list(expected)}, got "
+                                       f"{list(first.shape)} (spec {canonical})")
+        return [by_name[output].shape for output in family.outputs]
+    m = int(first.shape[0])
     by_name = {operand.name: operand for operand in specs.operands(canonical, m)}
     if not 1 <= m <= specs.LARGEST_M_BUCKET:
         raise errors.ArgumentError(
-            f"x has {m} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
-    return [by_name[name].shape for name in family.outputs]
+            f"{name} has {m} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    return [by_name[output].shape for output in family.outputs]
 
 
 def _rotate_quant_impl(x, spec, r=None):
@@ -42,6 +53,26 @@ def _rotate_quant_fake(x, spec, r=None):
                  for shape in _output_shapes(family, spec, x))
 
 
+def _quant_weight_impl(w, spec, r=None):
+    q, s = families.quant_weight(w, spec or None, r=r)
+    return q, s
+
+
+def _quant_weight_fake(w, spec, r=None):
+    family = families.FAMILIES["quant_weight"]
+    return tuple(w.new_empty(shape, dtype=torch.uint8)
+                 for shape in _output_shapes(family, spec, w))
+
+
+# op: (schema, implementation, fake); the schemas name the function's arguments.
+_OPS = {
+    "rotate_quant": ("rotate_quant(Tensor x, str spec, Tensor? r=None) -> (Tensor, Tensor)",
+                     _rotate_quant_impl, _rotate_quant_fake),
+    "quant_weight": ("quant_weight(Tensor w, str spec, Tensor? r=None) -> (Tensor, Tensor)",
+                     _quant_weight_impl, _quant_weight_fake),
+}
+
+
 def _register_custom_op():
     from torch.library import custom_op
 
@@ -51,19 +82,27 @@ def _register_custom_op():
         return _rotate_quant_impl(x, spec, r)
 
     rotate_quant.register_fake(_rotate_quant_fake)
+
+    @custom_op("mxforge::quant_weight", mutates_args=())
+    def quant_weight(w: torch.Tensor, spec: str,
+                     r: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+        return _quant_weight_impl(w, spec, r)
+
+    quant_weight.register_fake(_quant_weight_fake)
     return "custom_op"
 
 
 def _register_library():
     global _library
     _library = torch.library.Library("mxforge", "DEF")
-    _library.define("rotate_quant(Tensor x, str spec, Tensor? r=None) -> (Tensor, Tensor)")
-    _library.impl("rotate_quant", _rotate_quant_impl, "CPU")
-    _library.impl("rotate_quant", _rotate_quant_impl, "CUDA")  # ROCm torch's GPU key
-    _library.impl("rotate_quant", _rotate_quant_fake, "Meta")
-    # torch 1.13 has no autograd fallthrough for Meta (it has one for CPU and
-    # CUDA); the outputs are integer codes, so there is no gradient to track.
-    _library.impl("rotate_quant", _rotate_quant_fake, "AutogradMeta")
+    for op, (schema, implementation, fake) in _OPS.items():
+        _library.define(schema)
+        _library.impl(op, implementation, "CPU")
+        _library.impl(op, implementation, "CUDA")  # ROCm torch's GPU key
+        _library.impl(op, fake, "Meta")
+        # torch 1.13 has no autograd fallthrough for Meta (it has one for CPU
+        # and CUDA); the outputs are integer codes, so there is no gradient.
+        _library.impl(op, fake, "AutogradMeta")
     return "Library"
 
 

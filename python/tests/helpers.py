@@ -2,8 +2,11 @@
 
 import os
 import random
+import subprocess
 
 import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _SEED = None
 
@@ -96,3 +99,31 @@ def mismatch(actual, expected, what):
     first = tuple(int(i) for i in differ[0])
     return (f"{what}: {len(differ)} bytes differ; first at {first}: {a[first]:#04x} != "
             f"expected {e[first]:#04x}")
+
+
+def cli():
+    """The mxforge CLI of this build (ctest sets MXFORGE_CLI)."""
+    path = os.environ.get("MXFORGE_CLI", os.path.join(REPO, "build", "tools", "mxforge",
+                                                      "mxforge"))
+    assert os.path.exists(path), f"the mxforge CLI is needed to write a bundle and for the " \
+                                 f"quant_weight reference: {path} (build target mxforge or " \
+                                 f"set MXFORGE_CLI)"
+    return path
+
+
+def cli_reference(directory, spec, inputs):
+    """The outputs (q, s) of `mxforge ref --spec SPEC` (the numerics
+    reference, arrays/reference_arrays.cpp) on `inputs` ({name: numpy array},
+    made dense), as numpy uint8 arrays. The C API's mxf_reference has only
+    rotate_quant; the CLI's reference has every op."""
+    args = [cli(), "ref", "--spec", spec]
+    for name, array in inputs.items():
+        path = os.path.join(directory, f"{name}.npy")
+        np.save(path, np.ascontiguousarray(array))
+        args += ["--in", f"{name}={path}"]
+    outputs = {name: os.path.join(directory, f"ref_{name}.npy") for name in ("q", "s")}
+    for name, path in outputs.items():
+        args += ["--out", f"{name}={path}"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, f"mxforge ref failed: {done.stdout}{done.stderr}"
+    return tuple(np.load(outputs[name]) for name in ("q", "s"))

@@ -29,7 +29,7 @@ def test_unrotated_weights_break_the_bound(rng):
     generator = torch.Generator().manual_seed(rng.randrange(2**31))
     x = torch.randn(8, 1024, generator=generator).to(torch.bfloat16)
     w = (torch.randn(64, 1024, generator=generator) / 32).to(torch.bfloat16)
-    w_q, w_s = mxforge.reference("rotate_quant:RS=0", w)
+    w_q, w_s = mxforge.quant_weight(w, "quant_weight:RS=0")
     q, s = mxforge.rotate_quant(x, hadamard_linear.SPEC)
     y = hadamard_linear.dequantize_fp4(q, s) @ hadamard_linear.dequantize_fp4(w_q, w_s).T
     y_ref = (x @ w.T).float()

@@ -7,17 +7,7 @@ import numpy as np
 import pytest
 
 import mxforge
-from helpers import mismatch, random_x
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def cli():
-    path = os.environ.get("MXFORGE_CLI", os.path.join(REPO, "build", "tools", "mxforge",
-                                                      "mxforge"))
-    assert os.path.exists(path), f"the mxforge CLI is needed to write a bundle: {path} " \
-                                 f"(build target mxforge or set MXFORGE_CLI)"
-    return path
+from helpers import REPO, cli, mismatch, random_x
 
 
 def write_bundle(tmp_path, specs):
@@ -31,14 +21,14 @@ def write_bundle(tmp_path, specs):
 
 def test_compile_returns_one_result_per_spec(rng):
     k = 32 * rng.randint(1, 32)
-    specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100", f"rotate_quant:K={k},fmt=fp8_e4m3",
+    specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100", f"rotate_quant:K={k},round=sr",
              f"rotate_quant:K={k},M=8,scale=rceil"]
     results = mxforge.compile(specs, threads=2)
     assert [r.ok for r in results] == [True, False, False, True]
     assert results[0].origin in ("jit", "cache")
     assert isinstance(results[1].error, mxforge.SpecError) and "K=100" in str(results[1].error)
     assert isinstance(results[2].error, mxforge.CompileError)
-    assert "fmt=fp8_e4m3" in str(results[2].error)
+    assert "round=sr" in str(results[2].error)
     with pytest.raises(mxforge.CompileError):
         results[2].raise_if_failed()
     listed = {kernel.spec: kernel for kernel in mxforge.kernels("emu")}
