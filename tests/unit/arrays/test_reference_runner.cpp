@@ -159,17 +159,28 @@ void expectEqualsNumerics(const KernelSpec &spec, int m, const ReferenceRun &run
     break;
   }
   case KernelOp::RotateQuantMoe: {
+    MoeProblem moe;
+    moe.quant = problem;
+    moe.rows = spec.stage == 2 ? MoeRows::Routed : MoeRows::Tokens;
+    moe.topk = spec.topk;
+    moe.experts = spec.E;
+    moe.block = spec.block;
+    const int32_t *mask =
+        run.inputs.count("expert_mask") ? run.inputs.at("expert_mask").as<int32_t>().data() : nullptr;
     Result<MoeQuantized> direct = rotateQuantMoe(
-        problem, run.inputs.at("x").as<uint16_t>().data(), size_t(m),
-        run.inputs.at("topk_ids").as<int32_t>().data(), spec.topk, spec.E, spec.block, r);
-    ASSERT_TRUE(direct.ok());
+        moe, run.inputs.at("x").as<uint16_t>().data(), size_t(m),
+        run.inputs.at("topk_ids").as<int32_t>().data(),
+        run.inputs.at("topk_weights").as<float>().data(), mask, r);
+    ASSERT_TRUE(direct.ok()) << direct.error();
     EXPECT_EQ(run.outputs.at("q").as<uint8_t>(), direct.value().quantized.codes);
     EXPECT_EQ(run.outputs.at("s").as<uint8_t>(), direct.value().quantized.scales);
     EXPECT_EQ(run.outputs.at("sorted_ids").as<int32_t>(), direct.value().sorting.sortedIds);
+    EXPECT_EQ(run.outputs.at("sorted_weights").as<float>(), direct.value().sorting.sortedWeights);
     EXPECT_EQ(run.outputs.at("sorted_expert_ids").as<int32_t>(),
               direct.value().sorting.sortedExpertIds);
     EXPECT_EQ(run.outputs.at("num_valid_ids").as<int32_t>(),
-              std::vector<int32_t>{direct.value().sorting.numValid});
+              (std::vector<int32_t>{direct.value().sorting.numValidIds[0], m}));
+    EXPECT_EQ(run.inputs.count("expert_mask"), size_t(spec.emask));
     break;
   }
   case KernelOp::RotateQuantGemm: {
