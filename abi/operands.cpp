@@ -106,6 +106,8 @@ const char *operandElementName(OperandElement element) {
     return "i8";
   case OperandElement::I32:
     return "i32";
+  case OperandElement::F32:
+    return "f32";
   }
   return "?";
 }
@@ -117,6 +119,7 @@ uint64_t elementBytes(OperandElement element) {
   case OperandElement::I8:
     return 1;
   case OperandElement::I32:
+  case OperandElement::F32:
     return 4;
   }
   return 1;
@@ -201,6 +204,8 @@ std::string kernelName(const KernelSpec &spec) {
     addPart(name, "topk" + str(spec.topk));
     addPart(name, "E" + str(spec.E));
     addPart(name, "block" + str(spec.block));
+    addPart(name, "stage" + str(spec.stage));
+    addPart(name, "emask" + str(spec.emask));
   }
   addPart(name, fmtName(spec.fmt));
   addPart(name, scaleRuleName(spec.scale));
@@ -262,23 +267,54 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
         meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
     break;
   case KernelOp::RotateQuantMoe: {
-    const int64_t capacity = moeCapacity(spec, m), blocks = moeBlocks(spec, m);
-    const std::string sortWhy = R + "=" + str(m) + ", topk=" + str(spec.topk) + ", E=" + str(spec.E) +
+    const int64_t topk = spec.topk, capacity = moeCapacity(spec, m), blocks = moeBlocks(spec, m);
+    const std::string sortWhy = R + "=" + str(m) + ", topk=" + str(topk) + ", E=" + str(spec.E) +
                                 ", block=" + str(spec.block);
     const std::string capWhy =
         sortWhy + " (capacity " + R + "*topk + E*block - topk = " + str(capacity) + ")";
-    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
-                                 "x_stride"),
-                        "bf16 activations"));
+    const std::string routeWhy = mWhy + ", topk=" + str(topk) + " ([" + R + ", topk])";
+    const bool routed = spec.stage == 2;
+    if (!routed) {
+      ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])",
+                                   false, "x_stride"),
+                          "bf16 activations, one row per token"));
+    } else {
+      // Stage 2 reads the stage-1 GEMM's output, a fresh dense tensor
+      // [m, topk, K] (AITER's a2): no row stride.
+      ops.push_back(meant({"x",
+                           OperandElement::Bf16,
+                           {m, topk, k},
+                           false,
+                           mWhy + ", topk=" + str(topk) + ", K=" + str(k) + ", stage=2 ([" + R +
+                               ", topk, K])"},
+                          "bf16 activations, one row per routed (token, slot)"));
+    }
     addRotation(spec, ops);
-    ops.push_back(meant({"topk_ids",
-                         OperandElement::I32,
-                         {m, spec.topk},
-                         false,
-                         mWhy + ", topk=" + str(spec.topk) + " ([" + R + ", topk])"},
+    ops.push_back(meant({"topk_ids", OperandElement::I32, {m, topk}, false, routeWhy},
                         "expert id per (token, slot)"));
-    ops.push_back(meant(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"),
-                        codesMeaning(spec) + ", token order"));
+    ops.push_back(meant({"topk_weights", OperandElement::F32, {m, topk}, false, routeWhy},
+                        "routing weight per (token, slot)"));
+    if (spec.emask == 1)
+      ops.push_back(meant({"expert_mask",
+                           OperandElement::I32,
+                           {spec.E},
+                           false,
+                           "E=" + str(spec.E) + ", emask=1 ([E])"},
+                          "nonzero for the experts this rank sorts"));
+    if (!routed) {
+      ops.push_back(meant(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"),
+                          codesMeaning(spec) + ", token order"));
+    } else {
+      const int bits = formatInfo(spec.fmt).bits;
+      ops.push_back(meant({"q",
+                           OperandElement::I8,
+                           {m, topk, static_cast<int64_t>(packedBytes(spec.fmt, size_t(k)))},
+                           true,
+                           mWhy + ", topk=" + str(topk) + ", K=" + str(k) + ", fmt=" +
+                               fmtName(spec.fmt) + ", stage=2 ([" + R + ", topk, K*" +
+                               str(bits) + "/8] bytes)"},
+                          codesMeaning(spec) + ", (token, slot) order"));
+    }
     ops.push_back(meant(scaleOperand("s", spec, capacity,
                                      "capacity=" + str(capacity) + " (" + sortWhy +
                                          ", sorted order)",
@@ -287,14 +323,17 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
                             scaleLayoutName(spec.layout)));
     ops.push_back(meant({"sorted_ids", OperandElement::I32, {capacity}, true, capWhy},
                         "(topk_pos << 24) | token, by expert"));
+    ops.push_back(meant({"sorted_weights", OperandElement::F32, {capacity}, true, capWhy},
+                        "topk_weights of each sorted entry (0 for padding)"));
     ops.push_back(meant({"sorted_expert_ids",
                          OperandElement::I32,
                          {blocks},
                          true,
                          capWhy + ", ceil(capacity/block) = " + str(blocks) + " blocks"},
-                        "expert of each block (-1 past num_valid_ids)"));
-    ops.push_back(meant({"num_valid_ids", OperandElement::I32, {1}, true, "one i32"},
-                        "valid entries of sorted_ids"));
+                        "local expert of each block (-1 past num_valid_ids[0])"));
+    ops.push_back(meant({"num_valid_ids", OperandElement::I32, {2}, true,
+                         "two i32 (AITER's num_valid_ids)"},
+                        "valid entries of sorted_ids, then m"));
     break;
   }
   case KernelOp::RotateQuantGemm:

@@ -35,10 +35,10 @@ namespace mxf {
 std::string kernelName(const KernelSpec &spec);
 
 /// Element type of a memref operand: bf16 data, i8 bytes (packed codes and
-/// E8M0 scales), i32 (expert ids and sorting outputs).
-enum class OperandElement : uint8_t { Bf16, I8, I32 };
-const char *operandElementName(OperandElement element); // "bf16", "i8", "i32"
-uint64_t elementBytes(OperandElement element);          // 2, 1, 4
+/// E8M0 scales), i32 (expert ids and sorting outputs), f32 (routing weights).
+enum class OperandElement : uint8_t { Bf16, I8, I32, F32 };
+const char *operandElementName(OperandElement element); // "bf16", "i8", "i32", "f32"
+uint64_t elementBytes(OperandElement element);          // 2, 1, 4, 4
 
 struct KernelOperand {
   const char *name; // x, r, q, s, topk_ids, ... (the op's keywords)
@@ -77,13 +77,17 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
 
 /// The memref operands of the spec's op, in operand order:
 ///   rotate_quant:      x, [r], q, s
-///   rotate_quant_moe:  x, [r], topk_ids, q, s, sorted_ids, sorted_expert_ids,
-///                      num_valid_ids
+///   rotate_quant_moe:  x, [r], topk_ids, topk_weights, [expert_mask], q, s,
+///                      sorted_ids, sorted_weights, sorted_expert_ids,
+///                      num_valid_ids (AITER's moe_sorting order); with
+///                      stage=2, x is [m, topk, K] and q [m, topk, packed],
+///                      both dense (no row stride)
 ///   rotate_quant_gemm: x, [r], w_q, w_s, y
 ///   quant_weight:      w, [r], q, s   (w with a row stride; q and s dense:
 ///                      the weight layouts are defined on whole matrices)
 /// r is listed only for rot=learned ([RS, RS]) and learned_per_block
-/// ([K/RS, RS, RS]). Every op but quant_weight also takes the runtime row
+/// ([K/RS, RS, RS]); expert_mask ([E] i32) only for a MoE spec with
+/// emask=1. Every op but quant_weight also takes the runtime row
 /// count (i32, 1 <= rows <= M) after these; kernelHasRowsOperand says which.
 /// Shapes at the bucket M (the static shapes of the mxf op).
 /// Precondition: validateSpec(spec).ok().

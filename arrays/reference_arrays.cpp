@@ -23,6 +23,8 @@ NpyDType npyDTypeOf(OperandElement element) {
     return NpyDType::U8;
   case OperandElement::I32:
     return NpyDType::I32;
+  case OperandElement::F32:
+    return NpyDType::F32;
   }
   return NpyDType::U8;
 }

@@ -57,6 +57,26 @@ NpyArray generateInput(const KernelSpec &spec, const ArraySpec &array, uint64_t 
   if (array.name == "topk_ids")
     return NpyArray::of(array.shape,
                         randomRouting(stream, static_cast<int>(array.shape[0]), spec.topk, spec.E));
+  if (array.name == "topk_weights") {
+    // A router's softmax weights: positive, each token's summing to about 1.
+    std::vector<float> weights(product(array.shape));
+    const size_t topk = size_t(spec.topk);
+    for (size_t token = 0; token < weights.size() / topk; ++token) {
+      double sum = 0;
+      for (size_t slot = 0; slot < topk; ++slot)
+        sum += weights[token * topk + slot] = float(0.05 + stream.uniform());
+      for (size_t slot = 0; slot < topk; ++slot)
+        weights[token * topk + slot] = float(weights[token * topk + slot] / sum);
+    }
+    return NpyArray::of(array.shape, std::move(weights));
+  }
+  if (array.name == "expert_mask") {
+    // Half the experts local on average, as on one of two ranks.
+    std::vector<int32_t> mask(product(array.shape));
+    for (int32_t &local : mask)
+      local = int32_t(stream.below(2));
+    return NpyArray::of(array.shape, std::move(mask));
+  }
   // x and w
   return NpyArray::of(array.shape, randomNormalBf16(stream, product(array.shape)));
 }
@@ -128,9 +148,17 @@ Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArr
     return addOutput(sig, "s", std::move(rows.value().scales), outputs);
   }
   case KernelOp::RotateQuantMoe: {
-    Result<MoeQuantized> moe = rotateQuantMoe(problem, inputs.at("x").as<uint16_t>().data(),
-                                              sig.rows, inputs.at("topk_ids").as<int32_t>().data(),
-                                              spec.topk, spec.E, spec.block, r);
+    MoeProblem moeProblem;
+    moeProblem.quant = problem;
+    moeProblem.rows = spec.stage == 2 ? MoeRows::Routed : MoeRows::Tokens;
+    moeProblem.topk = spec.topk;
+    moeProblem.experts = spec.E;
+    moeProblem.block = spec.block;
+    auto mask = inputs.find("expert_mask");
+    Result<MoeQuantized> moe = rotateQuantMoe(
+        moeProblem, inputs.at("x").as<uint16_t>().data(), sig.rows,
+        inputs.at("topk_ids").as<int32_t>().data(), inputs.at("topk_weights").as<float>().data(),
+        mask == inputs.end() ? nullptr : mask->second.as<int32_t>().data(), r);
     if (!moe.ok())
       return routingGiven ? Status::failure("input topk_ids: " + moe.error()) : failed(moe.error());
     MoeQuantized &out = moe.value();
@@ -140,9 +168,13 @@ Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArr
     if (s.ok())
       s = addOutput(sig, "sorted_ids", std::move(out.sorting.sortedIds), outputs);
     if (s.ok())
+      s = addOutput(sig, "sorted_weights", std::move(out.sorting.sortedWeights), outputs);
+    if (s.ok())
       s = addOutput(sig, "sorted_expert_ids", std::move(out.sorting.sortedExpertIds), outputs);
     if (s.ok())
-      s = addOutput(sig, "num_valid_ids", std::vector<int32_t>{out.sorting.numValid}, outputs);
+      s = addOutput(sig, "num_valid_ids",
+                    std::vector<int32_t>{out.sorting.numValidIds[0], out.sorting.numValidIds[1]},
+                    outputs);
     return s;
   }
   case KernelOp::RotateQuantGemm: {

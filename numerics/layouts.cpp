@@ -163,15 +163,15 @@ size_t a4w4ScaleIndex(size_t row, size_t col, size_t paddedCols) {
 }
 
 std::vector<uint8_t> shuffleScalesA4W4(const uint8_t *plain, size_t rows, size_t cols,
-                                       size_t rowPadding) {
+                                       size_t rowPadding, uint8_t padByte) {
   ScaleShape shape;
   size_t bytes;
   if (!checkScaleArgs(rows, cols, rowPadding, shape, bytes).ok())
     return {};
   if (rows != 0 && cols != 0 && plain == nullptr)
     return {};
-  // Fill first, then scatter: every padded position keeps kScalePadByte.
-  std::vector<uint8_t> out(bytes, kScalePadByte);
+  // Fill first, then scatter: every padded position keeps padByte.
+  std::vector<uint8_t> out(bytes, padByte);
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c)
       out[a4w4ScaleIndex(r, c, shape.cols)] = plain[r * cols + c];

@@ -42,10 +42,11 @@ ScaleShape a4w4ShuffledShape(size_t rows, size_t cols, size_t rowPadding);
 /// padded column count is `paddedCols` (AITER mx_scale_shuffle_idx).
 size_t a4w4ScaleIndex(size_t row, size_t col, size_t paddedCols);
 
-/// Shuffle a row-major [rows, cols] scale matrix; padding gets kScalePadByte.
+/// Shuffle a row-major [rows, cols] scale matrix; padding gets `padByte`
+/// (kScalePadByte for gemm_a4w4, 0 for MoE-sorted scales).
 /// Empty result on arguments checkA4W4ScaleArgs rejects or a null `plain`.
 std::vector<uint8_t> shuffleScalesA4W4(const uint8_t *plain, size_t rows, size_t cols,
-                                       size_t rowPadding);
+                                       size_t rowPadding, uint8_t padByte = kScalePadByte);
 /// Inverse of shuffleScalesA4W4 (drops the padding).
 std::vector<uint8_t> unshuffleScalesA4W4(const uint8_t *shuffled, size_t rows, size_t cols,
                                          size_t rowPadding);

@@ -1,9 +1,10 @@
 //===- moe_sorting.cpp - AITER's MoE token sorting ------------------------===//
 //
 // The host reference of AITER's moe_sorting: it produces the same arrays as
-// the naive PyTorch oracle in ROCm/aiter op_tests/test_moe_sorting.py
-// (test_moe_sorting_native), which is also what the CK kernel is checked
-// against. docs/layouts.md ("MoE sorting") explains every choice made here.
+// the PyTorch oracle in ROCm/aiter op_tests/test_moe_sorting.py
+// (run_torch_moe_sorting, formerly test_moe_sorting_native), which is what
+// AITER's CK, opus and FlyDSL sorters are checked against, mask included.
+// docs/layouts.md ("MoE sorting") and docs/numerics.md explain every choice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,8 @@ constexpr int kMaxTopk = 128;               // exclusive
 
 std::string str(long long value) { return std::to_string(value); }
 
-Status checkShape(const int32_t *topkIds, int m, int topk, int experts, int block) {
+Status checkShape(const MoeRouting &routing) {
+  const int m = routing.m, topk = routing.topk, experts = routing.experts, block = routing.block;
   if (experts <= 0)
     return Status::failure("moeSort: E (experts) = " + str(experts) + " must be positive");
   if (m <= 0 || m >= kMaxTokens)
@@ -38,9 +40,11 @@ Status checkShape(const int32_t *topkIds, int m, int topk, int experts, int bloc
     return Status::failure("moeSort: topk = " + str(topk) +
                            " must be < 128 because the slot index and the sentinel's topk "
                            "live in bits [30:24] of a non-negative int32");
+  // Not an AITER rule: the capacity bound below needs it (see moeSort).
   if (topk > experts)
     return Status::failure("moeSort: topk = " + str(topk) + " exceeds E (experts) = " +
-                           str(experts) + "; a token's topk experts must be distinct");
+                           str(experts) + "; the capacity M*topk + E*block - topk only "
+                           "bounds the padded groups when topk <= E");
   if (block <= 0)
     return Status::failure("moeSort: block = " + str(block) + " must be positive");
   size_t capacity = moeSortedCapacity(m, topk, experts, block);
@@ -51,8 +55,10 @@ Status checkShape(const int32_t *topkIds, int m, int topk, int experts, int bloc
     return Status::failure("moeSort: capacity M*topk + E*block - topk = " + str(m) + "*" +
                            str(topk) + " + " + str(experts) + "*" + str(block) + " - " + str(topk) +
                            " = " + std::to_string(capacity) + " exceeds 2^31 - 1 entries");
-  if (topkIds == nullptr)
+  if (routing.topkIds == nullptr)
     return Status::failure("moeSort: topkIds is null");
+  if (routing.topkWeights == nullptr)
+    return Status::failure("moeSort: topkWeights is null");
   return Status::success();
 }
 
@@ -71,38 +77,33 @@ size_t moeSortedCapacity(int m, int topk, int experts, int block) {
   return static_cast<size_t>(capacity);
 }
 
-Result<MoeSorting> moeSort(const int32_t *topkIds, int m, int topk, int experts, int block) {
-  Status shape = checkShape(topkIds, m, topk, experts, block);
+Result<MoeSorting> moeSort(const MoeRouting &routing) {
+  Status shape = checkShape(routing);
   if (!shape.ok())
     return shape;
+  const int m = routing.m, topk = routing.topk, experts = routing.experts, block = routing.block;
+  auto isLocal = [&](int32_t e) { return !routing.expertMask || routing.expertMask[e] != 0; };
 
-  // Pass 1: validate every id and count each expert's routed pairs.
-  // lastToken[e] is the last token seen routing to e, which makes the
-  // duplicate check O(1) per slot.
+  // Pass 1: validate every id (masked experts' too: an id outside [0, E)
+  // is malformed whoever owns it) and count each local expert's pairs.
   std::vector<int32_t> count(experts, 0);
-  std::vector<int32_t> lastToken(experts, -1);
-  std::vector<int32_t> lastSlot(experts, -1);
   for (int t = 0; t < m; ++t) {
     for (int s = 0; s < topk; ++s) {
-      int32_t e = topkIds[static_cast<size_t>(t) * topk + s];
+      int32_t e = routing.topkIds[static_cast<size_t>(t) * topk + s];
       if (e < 0 || e >= experts)
         return Status::failure("moeSort: topkIds[token " + str(t) + "][slot " + str(s) +
                                "] = " + str(e) + " is outside [0, E = " + str(experts) + ")");
-      if (lastToken[e] == t)
-        return Status::failure("moeSort: token " + str(t) + " routes to expert " + str(e) +
-                               " twice (slot " + str(lastSlot[e]) + " and slot " + str(s) +
-                               "); a token's topk experts must be distinct");
-      lastToken[e] = t;
-      lastSlot[e] = s;
-      ++count[e];
+      if (isLocal(e))
+        ++count[e];
     }
   }
 
-  // Pass 2: each non-empty expert's group starts at the running padded
-  // total; empty experts take no space at all.
+  // Pass 2: each non-empty local expert's group starts at the running padded
+  // total; empty and masked experts take no space at all.
   //
   // Why the padded total fits in the capacity: let c_e be the pairs routed
-  // to expert e, so sum_e c_e = M * topk. A non-empty group pads to
+  // to local expert e, so sum_e c_e <= M * topk (duplicates included: each
+  // slot counts once). A non-empty group pads to
   // ceil(c_e / block) * block <= c_e + (block - 1), an empty one to 0, so
   //   total <= M * topk + E * (block - 1) = M * topk + E * block - E
   //         <= M * topk + E * block - topk = capacity     (since topk <= E).
@@ -122,29 +123,46 @@ Result<MoeSorting> moeSort(const int32_t *topkIds, int m, int topk, int experts,
 
   MoeSorting sorting;
   // Unused entries (group padding and the tail past numValid) hold the
-  // sentinel, as AITER's oracle does with torch.full(init_val).
+  // sentinel, as AITER's oracle does with torch.full(init_val). Its weights
+  // there are torch.empty (never compared); ours are 0.0f so that every
+  // byte is defined.
   sorting.sortedIds.assign(capacity, moeSentinel(m, topk));
+  sorting.sortedWeights.assign(capacity, 0.0f);
   // ceil(capacity / block) blocks, AITER's max_num_m_blocks; blocks past
   // numValid keep -1.
   size_t numBlocks = (capacity + block - 1) / block;
   sorting.sortedExpertIds.assign(numBlocks, -1);
 
-  // Scanning tokens in ascending order (and slots inside a token) appends
-  // to each group in ascending token order; a token meets each expert at
-  // most once, so no two entries of a group share a token.
+  // Scanning tokens in ascending order and slots inside a token appends to
+  // each group in ascending (token, slot) order: torch.where's row-major
+  // order in AITER's oracle, which also orders a token's duplicate slots.
   std::vector<size_t> cursor = start;
   for (int t = 0; t < m; ++t)
     for (int s = 0; s < topk; ++s) {
-      int32_t e = topkIds[static_cast<size_t>(t) * topk + s];
-      sorting.sortedIds[cursor[e]++] = (s << kTokenBits) | t;
+      const size_t pair = static_cast<size_t>(t) * topk + s;
+      int32_t e = routing.topkIds[pair];
+      if (!isLocal(e))
+        continue;
+      size_t i = cursor[e]++;
+      sorting.sortedIds[i] = (s << kTokenBits) | t;
+      sorting.sortedWeights[i] = routing.topkWeights[pair];
     }
 
+  // A block names its expert by local index: AITER's oracle writes
+  // expert_id - skip_expert_num, the masked experts below it not counted,
+  // because a rank holds only its local experts' weights, densely.
+  int32_t masked = 0;
   for (int e = 0; e < experts; ++e) {
+    if (!isLocal(e)) {
+      ++masked;
+      continue;
+    }
     size_t padded = (static_cast<size_t>(count[e]) + block - 1) / block * block;
     for (size_t b = start[e] / block; b < (start[e] + padded) / block; ++b)
-      sorting.sortedExpertIds[b] = e;
+      sorting.sortedExpertIds[b] = e - masked;
   }
-  sorting.numValid = static_cast<int32_t>(total);
+  sorting.numValidIds[0] = static_cast<int32_t>(total);
+  sorting.numValidIds[1] = m;
   return sorting;
 }
 

@@ -79,36 +79,76 @@ Result<QuantizedRows> rotateQuant(const RotateQuantProblem &problem, const uint1
   return out;
 }
 
-Result<MoeQuantized> rotateQuantMoe(const RotateQuantProblem &problem, const uint16_t *x,
-                                    size_t m, const int32_t *topkIds, int topk, int experts,
-                                    int block, const uint16_t *rotation) {
-  if (Status s = checkRotateQuant(problem); !s.ok())
+Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x, size_t m,
+                                    const int32_t *topkIds, const float *topkWeights,
+                                    const int32_t *expertMask, const uint16_t *rotation) {
+  const RotateQuantProblem &quant = problem.quant;
+  if (Status s = checkRotateQuant(quant); !s.ok())
     return s;
-  if (isLearned(problem.rotation.kind) && !rotation)
+  if (problem.rows != MoeRows::Tokens && problem.rows != MoeRows::Routed)
+    return Result<MoeQuantized>::failure("rotate_quant_moe: rows must be Tokens or Routed");
+  if (isLearned(quant.rotation.kind) && !rotation)
     return Result<MoeQuantized>::failure("a learned rotation needs its matrix (input r)");
-  Result<MoeSorting> sorting = moeSort(topkIds, int(m), topk, experts, block);
+  if (m >= (size_t(1) << 24))
+    return Result<MoeQuantized>::failure("rotate_quant_moe: m = " + std::to_string(m) +
+                                         " must be below 2^24 (sorted ids keep 24 token bits)");
+  MoeRouting routing;
+  routing.topkIds = topkIds;
+  routing.topkWeights = topkWeights;
+  routing.expertMask = expertMask;
+  routing.m = int(m);
+  routing.topk = problem.topk;
+  routing.experts = problem.experts;
+  routing.block = problem.block;
+  Result<MoeSorting> sorting = moeSort(routing);
   if (!sorting.ok())
     return sorting.status();
+  if (!x)
+    return Result<MoeQuantized>::failure("rotate_quant_moe: x is null");
   MoeQuantized out;
   out.sorting = std::move(sorting.value());
-  // Rotation and quantization are per token, so every token is quantized
-  // once; the sorted scale rows are copies of its scale row.
-  std::vector<uint8_t> tokenScales;
+  const size_t topk = size_t(problem.topk);
+
+  // Rotation and quantization are per row, so every input row is quantized
+  // once, whatever the number of slots that name it (AITER's small-m path
+  // re-quantizes a token per slot; the bytes are the same). Stage 1's rows
+  // are the m tokens; stage 2's are the m*topk (token, slot) rows, row
+  // token*topk + slot (AITER's stage-2 sort gathers scale rows that way).
+  const size_t inputRows = problem.rows == MoeRows::Tokens ? m : m * topk;
+  std::vector<uint8_t> rowScales;
   out.quantized = quantizeRows(
-      problem, m, [&](size_t row) { return x + row * problem.k; }, rotation, tokenScales);
-  const size_t cols = problem.k / kMxBlock;
+      quant, inputRows, [&](size_t row) { return x + row * quant.k; }, rotation, rowScales);
+
+  const size_t cols = quant.k / kMxBlock;
   const size_t sortedRows = out.sorting.sortedIds.size();
-  std::vector<uint8_t> sortedScales(sortedRows * cols, kScalePadByte);
+  std::vector<uint8_t> sortedScales(sortedRows * cols, kMoeScalePadByte);
   for (size_t i = 0; i < sortedRows; ++i) {
-    int32_t entry = out.sorting.sortedIds[i];
-    size_t token = size_t(entry & 0xFFFFFF);
-    if ((entry >> 24) >= topk || token >= m)
-      continue; // sentinel: padding row
-    std::copy_n(tokenScales.begin() + long(token * cols), cols,
-                sortedScales.begin() + long(i * cols));
+    const int32_t entry = out.sorting.sortedIds[i];
+    const size_t token = size_t(entry & 0xFFFFFF), slot = size_t(entry >> 24);
+    if (slot >= topk || token >= m)
+      continue; // sentinel: a padding row
+    const size_t row = problem.rows == MoeRows::Tokens ? token : token * topk + slot;
+    std::copy_n(rowScales.begin() + long(row * cols), cols, sortedScales.begin() + long(i * cols));
   }
-  storeScales(problem.scaleLayout, kMoeRowPadding, std::move(sortedScales), sortedRows, cols,
-              out.quantized);
+
+  // What a kernel writes: the rows of valid entries, whole 32-row groups of
+  // the shuffle (a group is 32 * pad8(cols) contiguous bytes, so the written
+  // rows are a prefix of the buffer).
+  const size_t numValid = size_t(out.sorting.numValid());
+  if (quant.scaleLayout == ScaleLayout::Plain) {
+    out.scaleBytesWritten = numValid * cols;
+  } else {
+    const ScaleShape written = a4w4ShuffledShape(numValid, cols, kMoeRowPadding);
+    out.scaleBytesWritten = written.rows * written.cols;
+  }
+  if (quant.scaleLayout == ScaleLayout::Plain) {
+    out.quantized.scaleShape = {sortedRows, cols};
+    out.quantized.scales = std::move(sortedScales);
+  } else {
+    out.quantized.scaleShape = a4w4ShuffledShape(sortedRows, cols, kMoeRowPadding);
+    out.quantized.scales = shuffleScalesA4W4(sortedScales.data(), sortedRows, cols,
+                                             kMoeRowPadding, kMoeScalePadByte);
+  }
   return out;
 }
 

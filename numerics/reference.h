@@ -57,16 +57,40 @@ void rotateForQuant(const RotateQuantProblem &problem, const uint16_t *x,
 Result<QuantizedRows> rotateQuant(const RotateQuantProblem &problem, const uint16_t *x,
                                   size_t m, const uint16_t *rotation);
 
-/// rotate_quant_moe: codes in token order [m, K*bits/8]; scales in sorted
-/// order (one row per sortedIds entry, capacity rows; sentinel rows hold
-/// kScalePadByte), shuffled with rows padded to 32 when scaleLayout says so.
+/// Padding byte of MoE-sorted scales: AITER's torch reference of its sorted
+/// MXFP4 scales (op_tests/test_moe_sorting_mxfp4.py) writes 0 for sentinel
+/// rows and pads rows to 32 with 0, and its kernels are held to that.
+constexpr uint8_t kMoeScalePadByte = 0;
+
+/// Which rows rotate_quant_moe quantizes (spec key stage).
+enum class MoeRows : uint8_t {
+  Tokens = 1, // x [m, K]: one row per token (stage 1, the up/gate GEMM input)
+  Routed = 2, // x [m, topk, K]: one row per (token, slot) (stage 2, the down GEMM input)
+};
+
+struct MoeProblem {
+  RotateQuantProblem quant;
+  MoeRows rows = MoeRows::Tokens;
+  int topk = 0, experts = 0, block = 0;
+};
+
+/// rotate_quant_moe: codes in input-row order (token order [m, packed], or
+/// (token, slot) order [m, topk, packed] for MoeRows::Routed); scales in
+/// sorted order: row i holds the scales of the input row sortedIds[i] names
+/// (token, or token*topk + slot), sentinel rows kMoeScalePadByte; shuffled
+/// with rows padded to 32 (padding kMoeScalePadByte) when scaleLayout says so.
 struct MoeQuantized {
   MoeSorting sorting;
-  QuantizedRows quantized; // codes by token; scales by sorted entry
+  QuantizedRows quantized; // codes by input row; scales by sorted entry
+  /// The prefix of quantized.scales a kernel writes: the scale rows of the
+  /// valid entries (numValid rows, padded to 32 when shuffled). The bytes
+  /// after it are never written (AITER leaves them unwritten too: its GEMM
+  /// reads only valid blocks); here they hold kMoeScalePadByte.
+  size_t scaleBytesWritten = 0;
 };
-Result<MoeQuantized> rotateQuantMoe(const RotateQuantProblem &problem, const uint16_t *x,
-                                    size_t m, const int32_t *topkIds, int topk, int experts,
-                                    int block, const uint16_t *rotation);
+Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x, size_t m,
+                                    const int32_t *topkIds, const float *topkWeights,
+                                    const int32_t *expertMask, const uint16_t *rotation);
 
 /// rotate_quant_gemm: y = dequant(Q(x.R)) . dequant(W)^T in f32, bf16 out.
 /// W is fp4 codes in `weightLayout` and E8M0 scales in `weightScaleLayout`

@@ -55,6 +55,13 @@ struct KernelSpec {
   int topk = 0;   // MoE: experts per token
   int E = 0;      // MoE: number of experts
   int block = 32; // MoE: each expert's rows are padded to a multiple of this
+  /// MoE: which rows are quantized. 1: one row per token, x [m, K] (the
+  /// up/gate projection's input); 2: one row per routed (token, slot),
+  /// x [m, topk, K] (the down projection's input, AITER's stage 2).
+  int stage = 1;
+  /// MoE: 1 when the kernel takes expert_mask i32 [E] (expert parallelism:
+  /// only experts with a nonzero mask entry are sorted), 0 when all E are.
+  int emask = 0;
   int N = 0;      // GEMM / weights: output features
   ElemFormat fmt = ElemFormat::E2M1;
   ScaleRule scale = ScaleRule::Even;

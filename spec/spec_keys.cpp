@@ -13,8 +13,8 @@ namespace mxf::spec_detail {
 namespace {
 
 const char *const kKeyNames[kNumSpecKeys] = {
-    "K",   "RS",    "rot",   "M",     "topk",   "E",       "block", "N",
-    "fmt", "scale", "round", "inter", "layout", "wlayout", "arch",
+    "K",     "RS",    "rot",   "M",     "topk",  "E",      "block",   "stage", "emask",
+    "N",     "fmt",   "scale", "round", "inter", "layout", "wlayout", "arch",
 };
 
 // Canonical key order per op (docs/spec.md). The printer writes exactly these
@@ -22,9 +22,9 @@ const char *const kKeyNames[kNumSpecKeys] = {
 using SK = SpecKey;
 const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::M,      SK::Fmt,
                                     SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
-const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,     SK::Rot, SK::M,     SK::Topk,
-                                       SK::E,     SK::Block,  SK::Fmt, SK::Scale, SK::Round,
-                                       SK::Inter, SK::Layout, SK::Arch};
+const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,    SK::Rot,    SK::M,     SK::Topk,
+                                       SK::E,     SK::Block, SK::Stage,  SK::Emask, SK::Fmt,
+                                       SK::Scale, SK::Round, SK::Inter,  SK::Layout, SK::Arch};
 const SpecKey kRotateQuantGemmKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot,
                                         SK::M,     SK::Fmt,    SK::Scale,   SK::Round,
                                         SK::Inter, SK::Layout, SK::Wlayout, SK::Arch};
@@ -123,6 +123,8 @@ bool isNumericKey(SpecKey key) {
   case SpecKey::Topk:
   case SpecKey::E:
   case SpecKey::Block:
+  case SpecKey::Stage:
+  case SpecKey::Emask:
   case SpecKey::N:
     return true;
   default:

@@ -28,6 +28,8 @@ enum class SpecKey : uint8_t {
   Topk,
   E,
   Block,
+  Stage,
+  Emask,
   N,
   Fmt,
   Scale,
@@ -37,7 +39,7 @@ enum class SpecKey : uint8_t {
   Wlayout,
   Arch,
 };
-constexpr size_t kNumSpecKeys = 15;
+constexpr size_t kNumSpecKeys = 17;
 
 /// A read-only view of a constant key table.
 struct KeyList {

@@ -134,6 +134,10 @@ Status applyValue(KernelSpec &spec, SpecKey key, std::string_view value) {
     return parseNumber(key, value, spec.E);
   case SpecKey::Block:
     return parseNumber(key, value, spec.block);
+  case SpecKey::Stage:
+    return parseNumber(key, value, spec.stage);
+  case SpecKey::Emask:
+    return parseNumber(key, value, spec.emask);
   case SpecKey::N:
     return parseNumber(key, value, spec.N);
   case SpecKey::Rot:

@@ -61,6 +61,10 @@ void appendSpecValue(std::string &out, const KernelSpec &spec, SpecKey key) {
     return appendInt(out, spec.E);
   case SpecKey::Block:
     return appendInt(out, spec.block);
+  case SpecKey::Stage:
+    return appendInt(out, spec.stage);
+  case SpecKey::Emask:
+    return appendInt(out, spec.emask);
   case SpecKey::N:
     return appendInt(out, spec.N);
   case SpecKey::Fmt:

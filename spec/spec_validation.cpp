@@ -22,7 +22,12 @@ using spec_detail::SpecKey;
 constexpr int kMinK = 32, kMaxK = 65536, kKMultiple = 32;
 constexpr int kValidRS[] = {0, 32, 64, 128, 256};
 constexpr int kMinE = 1, kMaxE = 1024;
-constexpr int kValidBlock[] = {32, 64, 128};
+// AITER's sorters are tested at block 16, 32, 64, 80 and 128; 80 is left
+// out: it is no multiple of the 16-row MFMA tile or of the 32-row groups of
+// the sorted-scale shuffle, so its blocks would straddle both.
+constexpr int kValidBlock[] = {16, 32, 64, 128};
+constexpr int kValidStage[] = {1, 2};
+constexpr int kValidEmask[] = {0, 1};
 constexpr int kMinN = 16, kMaxN = 1048576, kNMultiple = 16;
 // Preshuffle16x16 tiles K in 64-element steps (32 bytes of fp4 per lane row).
 constexpr int kPreshuffleKMultiple = 64;
@@ -130,6 +135,14 @@ Status checkMoe(const KernelSpec &spec) {
                     " (sorted ids store the slot in bits 24..30)");
   if (!isOneOf(kValidBlock, spec.block))
     return fail(spec, SpecKey::Block, "block must be one of " + joinInts(kValidBlock));
+  if (!isOneOf(kValidStage, spec.stage))
+    return fail(spec, SpecKey::Stage,
+                "stage must be 1 (x [M, K], one row per token) or 2 (x [M, topk, K], one row "
+                "per routed (token, slot))");
+  if (!isOneOf(kValidEmask, spec.emask))
+    return fail(spec, SpecKey::Emask,
+                "emask must be 0 (every expert is local) or 1 (the kernel takes "
+                "expert_mask [E])");
   return Status::success();
 }
 
@@ -192,6 +205,10 @@ bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
     return a.E == b.E;
   case SpecKey::Block:
     return a.block == b.block;
+  case SpecKey::Stage:
+    return a.stage == b.stage;
+  case SpecKey::Emask:
+    return a.emask == b.emask;
   case SpecKey::N:
     return a.N == b.N;
   case SpecKey::Fmt:

@@ -33,6 +33,8 @@ Type elementType(MLIRContext &ctx, OperandElement element) {
     return IntegerType::get(&ctx, 8);
   case OperandElement::I32:
     return IntegerType::get(&ctx, 32);
+  case OperandElement::F32:
+    return Float32Type::get(&ctx);
   }
   return {};
 }
@@ -59,13 +61,16 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
     return;
   }
   case KernelOp::RotateQuantMoe: {
-    Value topkIds = take(), q = take(), s = take(), sortedIds = take(), sortedExpertIds = take(),
-          numValidIds = take(), rows = take();
+    Value topkIds = take(), topkWeights = take();
+    Value expertMask = spec.emask == 1 ? take() : Value();
+    Value q = take(), s = take(), sortedIds = take(), sortedWeights = take(),
+          sortedExpertIds = take(), numValidIds = take(), rows = take();
     dialect::RotateQuantMoeOp::create(
-        b, loc, first, r, topkIds, q, s, sortedIds, sortedExpertIds, numValidIds, rows, u32(spec.K),
-        u32(spec.RS), fromNumerics(spec.rot), u32(spec.M), u32(spec.topk), u32(spec.E),
-        u32(spec.block), fromNumerics(spec.fmt), fromNumerics(spec.scale), fromNumerics(spec.round),
-        fromNumerics(spec.inter), fromNumerics(spec.layout));
+        b, loc, first, r, topkIds, topkWeights, expertMask, q, s, sortedIds, sortedWeights,
+        sortedExpertIds, numValidIds, rows, u32(spec.K), u32(spec.RS), fromNumerics(spec.rot),
+        u32(spec.M), u32(spec.topk), u32(spec.E), u32(spec.block), u32(spec.stage),
+        u32(spec.emask), fromNumerics(spec.fmt), fromNumerics(spec.scale),
+        fromNumerics(spec.round), fromNumerics(spec.inter), fromNumerics(spec.layout));
     return;
   }
   case KernelOp::RotateQuantGemm: {

@@ -126,6 +126,8 @@ Type elementType(MLIRContext *ctx, OperandElement element) {
     return IntegerType::get(ctx, 8);
   case OperandElement::I32:
     return IntegerType::get(ctx, 32);
+  case OperandElement::F32:
+    return Float32Type::get(ctx);
   }
   return {};
 }
@@ -218,6 +220,8 @@ KernelSpec RotateQuantMoeOp::getKernelSpec() {
   spec.topk = intOf(getTopkAttr(), spec.topk);
   spec.E = intOf(getEAttr(), spec.E);
   spec.block = intOf(getBlockAttr(), spec.block);
+  spec.stage = intOf(getStageAttr(), spec.stage);
+  spec.emask = intOf(getEmaskAttr(), spec.emask);
   return spec;
 }
 
@@ -244,7 +248,19 @@ LogicalResult RotateQuantOp::verify() {
   return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
 }
 LogicalResult RotateQuantMoeOp::verify() {
-  return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
+  // expert_mask's presence must follow emask before the operand types are
+  // compared one by one (an extra or missing operand shifts all of them).
+  const KernelSpec spec = getKernelSpec();
+  if (validateSpec(spec).ok() && (spec.emask == 1) != bool(getExpertMask())) {
+    if (spec.emask == 1)
+      return emitOpError() << "emask=1 needs the expert mask operand: add expert_mask(%mask : "
+                           << str(MemRefType::get({spec.E}, IntegerType::get(getContext(), 32)))
+                           << ") for E=" << spec.E;
+    return emitOpError() << "expert_mask is only taken with emask=1; emask=0 sorts every "
+                         << "expert: remove expert_mask(" << str(getExpertMask().getType())
+                         << ")";
+  }
+  return verifyKernelOp(*this, spec, memrefOperands(*this, true), bool(getR()));
 }
 LogicalResult RotateQuantGemmOp::verify() {
   return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));

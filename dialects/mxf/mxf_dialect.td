@@ -129,8 +129,8 @@ def Mxf_WeightLayoutAttr : Mxf_EnumAttr<Mxf_WeightLayout, "wlayout">;
 // `<` `>`, so the op reads like its spec text.
 //===----------------------------------------------------------------------===//
 
-class Mxf_KernelOp<string mnemonic, string specSummary>
-    : Op<Mxf_Dialect, mnemonic, []> {
+class Mxf_KernelOp<string mnemonic, string specSummary, list<Trait> traits = []>
+    : Op<Mxf_Dialect, mnemonic, traits> {
   let summary = specSummary;
   // Spec consistency and every operand shape (mxf_dialect.cpp).
   let hasVerifier = 1;
@@ -179,35 +179,47 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
   }];
 }
 
+// Two optional operands (r, expert_mask), so the op records its operand
+// segment sizes.
 def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
-    "rotate + MX-quantize activations and sort them for topk experts"> {
+    "rotate + MX-quantize activations and sort them for topk experts",
+    [AttrSizedOperandSegments]> {
   let description = [{
     As `mxf.rotate_quant`, plus AITER's MoE sorting of the routing `topk_ids`
-    ([M, topk] i32): codes stay in token order in `q` ([M, K*bits/8]); the
-    scales go to `s` in sorted order ([capacity, K/32], or
-    [pad32(capacity), pad8(K/32)] with layout=a4w4_shuffle), with
-    capacity = M*topk + E*block - topk; `sorted_ids` [capacity],
-    `sorted_expert_ids` [ceil(capacity/block)] and `num_valid_ids` [1] are
-    AITER's sorting outputs (docs/layouts.md).
+    ([M, topk] i32) and `topk_weights` ([M, topk] f32), restricted to the
+    experts whose `expert_mask` entry ([E] i32, only with emask = 1) is
+    nonzero. stage = 1 quantizes `x` [M, K] (one row per token) to `q`
+    [M, K*bits/8] in token order; stage = 2 quantizes `x` [M, topk, K] (one
+    row per routed (token, slot)) to `q` [M, topk, K*bits/8]. The scales go
+    to `s` in sorted order ([capacity, K/32], or [pad32(capacity),
+    pad8(K/32)] with layout=a4w4_shuffle), with capacity = M*topk + E*block
+    - topk; `sorted_ids` [capacity], `sorted_weights` [capacity] f32,
+    `sorted_expert_ids` [ceil(capacity/block)] and `num_valid_ids` [2] are
+    AITER's sorting outputs (docs/layouts.md, docs/numerics.md).
   }];
   let arguments = (ins
-    Arg<AnyMemRef, "bf16 activations [M, K]", [MemRead]>:$x,
+    Arg<AnyMemRef, "bf16 activations [M, K] or [M, topk, K]", [MemRead]>:$x,
     Arg<Optional<AnyMemRef>, "learned rotation (bf16)", [MemRead]>:$r,
     Arg<AnyMemRef, "expert id per (token, slot) [M, topk] i32", [MemRead]>:$topk_ids,
-    Arg<AnyMemRef, "packed codes (i8), token order", [MemWrite]>:$q,
+    Arg<AnyMemRef, "routing weight per (token, slot) [M, topk] f32", [MemRead]>:$topk_weights,
+    Arg<Optional<AnyMemRef>, "local experts [E] i32 (emask = 1)", [MemRead]>:$expert_mask,
+    Arg<AnyMemRef, "packed codes (i8), input row order", [MemWrite]>:$q,
     Arg<AnyMemRef, "E8M0 scales (i8), sorted order", [MemWrite]>:$s,
     Arg<AnyMemRef, "(topk_pos << 24) | token by expert [capacity] i32",
         [MemWrite]>:$sorted_ids,
-    Arg<AnyMemRef, "expert of each block [blocks] i32", [MemWrite]>:$sorted_expert_ids,
-    Arg<AnyMemRef, "valid entries of sorted_ids [1] i32", [MemWrite]>:$num_valid_ids,
+    Arg<AnyMemRef, "topk weight of each sorted entry [capacity] f32",
+        [MemWrite]>:$sorted_weights,
+    Arg<AnyMemRef, "local expert of each block [blocks] i32", [MemWrite]>:$sorted_expert_ids,
+    Arg<AnyMemRef, "valid entries of sorted_ids, then M [2] i32", [MemWrite]>:$num_valid_ids,
     I32:$rows,
     I32Attr:$K, I32Attr:$RS, Mxf_RotationKindAttr:$rot, I32Attr:$M,
-    I32Attr:$topk, I32Attr:$E, I32Attr:$block,
+    I32Attr:$topk, I32Attr:$E, I32Attr:$block, I32Attr:$stage, I32Attr:$emask,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
     Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `RS` `=` $RS `,` `rot` `=` custom<SpecEnum>($rot) `,`
         `M` `=` $M `,` `topk` `=` $topk `,` `E` `=` $E `,` `block` `=` $block `,`
+        `stage` `=` $stage `,` `emask` `=` $emask `,`
         `fmt` `=` custom<SpecEnum>($fmt) `,`
         `scale` `=` custom<SpecEnum>($scale) `,`
         `round` `=` custom<SpecEnum>($round) `,`
@@ -215,8 +227,11 @@ def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
         `layout` `=` custom<SpecEnum>($layout) `>`
     `x` `(` $x `:` type($x) `)` (`r` `(` $r^ `:` type($r) `)`)?
     `topk_ids` `(` $topk_ids `:` type($topk_ids) `)`
+    `topk_weights` `(` $topk_weights `:` type($topk_weights) `)`
+    (`expert_mask` `(` $expert_mask^ `:` type($expert_mask) `)`)?
     `q` `(` $q `:` type($q) `)` `s` `(` $s `:` type($s) `)`
     `sorted_ids` `(` $sorted_ids `:` type($sorted_ids) `)`
+    `sorted_weights` `(` $sorted_weights `:` type($sorted_weights) `)`
     `sorted_expert_ids` `(` $sorted_expert_ids `:` type($sorted_expert_ids) `)`
     `num_valid_ids` `(` $num_valid_ids `:` type($num_valid_ids) `)`
     `rows` `(` $rows `)` attr-dict

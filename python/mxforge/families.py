@@ -63,7 +63,8 @@ FAMILIES = {
         outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": 2},
         result=RotateQuantResult),
     "rotate_quant_moe": Family(
-        op="rotate_quant_moe", inputs=("x", "topk_ids", "topk_weights"), optional=("r",),
+        op="rotate_quant_moe", inputs=("x", "r", "topk_ids", "topk_weights", "expert_mask"),
+        optional=("r", "expert_mask"),
         elements={}, outputs=("q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids",
                               "num_valid_ids"), rows_from="x", available=False,
         note="its template has not landed (docs/abi.md lists its ABI)"),

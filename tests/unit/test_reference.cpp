@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -167,42 +169,208 @@ TEST(Reference, EveryFormatPacksItsRows) {
   }
 }
 
-TEST(Reference, MoeCodesInTokenOrderScalesInSortedOrder) {
-  std::mt19937_64 rng(testing::testSeed("Reference.Moe"));
-  const size_t k = 256, m = 5;
-  const int topk = 2, experts = 4, block = 32;
-  std::vector<uint16_t> x = randomBf16(m * k, rng);
-  const int32_t topkIds[] = {0, 2, 2, 3, 0, 3, 2, 0, 3, 2}; // expert 1 receives nothing
-  RotateQuantProblem p = problemFor(k, RotationKind::Hadamard, 64);
-  p.scaleLayout = ScaleLayout::Plain;
-  auto moe = rotateQuantMoe(p, x.data(), m, topkIds, topk, experts, block, nullptr);
-  auto dense = rotateQuant(p, x.data(), m, nullptr);
+MoeProblem moeProblemFor(RotateQuantProblem quant, MoeRows rows, int topk, int experts,
+                         int block) {
+  MoeProblem p;
+  p.quant = quant;
+  p.quant.quant.rule = ScaleRule::Rceil; // AITER's MoE default
+  p.rows = rows;
+  p.topk = topk;
+  p.experts = experts;
+  p.block = block;
+  return p;
+}
+
+/// AITER's torch reference of sorted MXFP4 scales (op_tests/
+/// test_moe_sorting_mxfp4.py, run_torch), written from its tensor ops:
+/// entries past num_valid become the bare token count; a row is the scale
+/// row of token (stage 1) or token * topk + slot (stage 2); sentinel rows
+/// are 0; rows pad to 32 with 0; then view(G, 2, 16, cols/8, 2, 4) and
+/// permute(0, 3, 5, 2, 4, 1). Needs cols % 8 == 0, as AITER's does.
+std::vector<uint8_t> aiterSortedScales(const std::vector<uint8_t> &rowScales, size_t cols,
+                                       std::vector<int32_t> sortedIds, int32_t numValid,
+                                       int32_t tokens, int topk, bool stage2) {
+  for (size_t i = size_t(numValid); i < sortedIds.size(); ++i)
+    sortedIds[i] = tokens;
+  const size_t rows = (sortedIds.size() + 31) / 32 * 32;
+  std::vector<uint8_t> gathered(rows * cols, 0);
+  for (size_t i = 0; i < sortedIds.size(); ++i) {
+    const int32_t token = sortedIds[i] & 0xFFFFFF, slot = sortedIds[i] >> 24;
+    if (token == tokens)
+      continue; // scale[mask] = 0
+    const size_t row = stage2 ? size_t(token) * topk + size_t(slot) : size_t(token);
+    std::copy_n(rowScales.begin() + long(row * cols), cols, gathered.begin() + long(i * cols));
+  }
+  std::vector<uint8_t> out(rows * cols);
+  const size_t d = cols / 8;
+  size_t flat = 0;
+  for (size_t g = 0; g < rows / 32; ++g)          // dim 0
+    for (size_t c8 = 0; c8 < d; ++c8)             // dim 3
+      for (size_t c4 = 0; c4 < 4; ++c4)           // dim 5
+        for (size_t r16 = 0; r16 < 16; ++r16)     // dim 2
+          for (size_t c2 = 0; c2 < 2; ++c2)       // dim 4
+            for (size_t half = 0; half < 2; ++half) // dim 1
+              out[flat++] = gathered[(g * 32 + half * 16 + r16) * cols + c8 * 8 + c2 * 4 + c4];
+  return out;
+}
+
+// Every byte of every output written out, stage 1: K=32 (one block),
+// rot=none, rceil. Token 0 is all 1.0: amax 1, d = 1/6 = 1.33 * 2^-3, so
+// byte 125 (2^-2) and every code 4.0 = fp4 0x6. Token 1 is all -2.0: byte
+// 126 (2^-1), codes -4.0 = 0xE. Routing token 0 -> expert 1, token 1 ->
+// expert 0 (topk 1, E 2, block 16): capacity 2 + 32 - 1 = 33, 3 blocks,
+// sentinel (1 << 24) | 2.
+TEST(Reference, MoeHandMadeStage1EveryByte) {
+  std::vector<uint16_t> x(64);
+  std::fill_n(x.begin(), 32, f32ToBf16(1.0f));
+  std::fill_n(x.begin() + 32, 32, f32ToBf16(-2.0f));
+  const int32_t ids[] = {1, 0};
+  const float weights[] = {0.5f, 0.25f};
+  MoeProblem p = moeProblemFor(problemFor(32, RotationKind::None, 0), MoeRows::Tokens, 1, 2, 16);
+  auto moe = rotateQuantMoe(p, x.data(), 2, ids, weights, nullptr, nullptr);
   ASSERT_TRUE(moe.ok()) << moe.error();
-  ASSERT_TRUE(dense.ok());
-  EXPECT_EQ(moe.value().quantized.codes, dense.value().codes);
-  const MoeSorting &s = moe.value().sorting;
-  const size_t cols = k / 32;
-  ASSERT_EQ(moe.value().quantized.scales.size(), s.sortedIds.size() * cols);
-  for (size_t i = 0; i < s.sortedIds.size(); ++i) {
-    int32_t token = s.sortedIds[i] & 0xFFFFFF, slot = s.sortedIds[i] >> 24;
-    for (size_t c = 0; c < cols; ++c) {
-      uint8_t got = moe.value().quantized.scales[i * cols + c];
-      if (slot == topk)
-        ASSERT_EQ(got, kScalePadByte) << i;
-      else
-        ASSERT_EQ(got, dense.value().scales[size_t(token) * cols + c]) << i;
+  const MoeQuantized &out = moe.value();
+  const int32_t S = 0x01000002;
+  std::vector<int32_t> sortedIds(33, S);
+  sortedIds[0] = 0x00000001;  // expert 0: token 1
+  sortedIds[16] = 0x00000000; // expert 1: token 0
+  EXPECT_EQ(out.sorting.sortedIds, sortedIds);
+  std::vector<float> sortedWeights(33, 0.0f);
+  sortedWeights[0] = 0.25f;
+  sortedWeights[16] = 0.5f;
+  EXPECT_EQ(out.sorting.sortedWeights, sortedWeights);
+  EXPECT_EQ(out.sorting.sortedExpertIds, (std::vector<int32_t>{0, 1, -1}));
+  EXPECT_EQ(out.sorting.numValidIds[0], 32);
+  EXPECT_EQ(out.sorting.numValidIds[1], 2);
+  std::vector<uint8_t> codes(16, 0x66);
+  codes.resize(32, 0xEE);
+  EXPECT_EQ(out.quantized.codes, codes);
+  std::vector<uint8_t> scales(33, kMoeScalePadByte);
+  scales[0] = 126;  // token 1
+  scales[16] = 125; // token 0
+  EXPECT_EQ(out.quantized.scales, scales);
+  EXPECT_EQ(out.quantized.scaleShape.rows, 33u);
+  EXPECT_EQ(out.quantized.scaleShape.cols, 1u);
+  EXPECT_EQ(out.scaleBytesWritten, 32u); // num_valid rows of one byte
+  EXPECT_EQ(kMoeScalePadByte, 0);
+}
+
+// Stage 2, every byte: the same two rows are now token 0's slots 0 and 1
+// ([m=1, topk=2, K=32]); slot 0 -> expert 1, slot 1 -> expert 0. A sorted
+// row takes the scales of input row token * topk + slot: expert 0's entry
+// (slot 1) gets byte 126, expert 1's (slot 0) 125. Had the reference
+// gathered by token alone, both would be 125.
+TEST(Reference, MoeHandMadeStage2EveryByte) {
+  std::vector<uint16_t> x(64);
+  std::fill_n(x.begin(), 32, f32ToBf16(1.0f));
+  std::fill_n(x.begin() + 32, 32, f32ToBf16(-2.0f));
+  const int32_t ids[] = {1, 0};
+  const float weights[] = {0.75f, 0.125f};
+  MoeProblem p = moeProblemFor(problemFor(32, RotationKind::None, 0), MoeRows::Routed, 2, 2, 16);
+  auto moe = rotateQuantMoe(p, x.data(), 1, ids, weights, nullptr, nullptr);
+  ASSERT_TRUE(moe.ok()) << moe.error();
+  const MoeQuantized &out = moe.value();
+  const int32_t S = 0x02000001;
+  std::vector<int32_t> sortedIds(32, S); // capacity 2 + 32 - 2
+  sortedIds[0] = 0x01000000;             // expert 0: token 0 slot 1
+  sortedIds[16] = 0x00000000;            // expert 1: token 0 slot 0
+  EXPECT_EQ(out.sorting.sortedIds, sortedIds);
+  std::vector<float> sortedWeights(32, 0.0f);
+  sortedWeights[0] = 0.125f;
+  sortedWeights[16] = 0.75f;
+  EXPECT_EQ(out.sorting.sortedWeights, sortedWeights);
+  EXPECT_EQ(out.sorting.sortedExpertIds, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(out.sorting.numValidIds[0], 32);
+  EXPECT_EQ(out.sorting.numValidIds[1], 1);
+  std::vector<uint8_t> codes(16, 0x66); // row (0, 0), then row (0, 1)
+  codes.resize(32, 0xEE);
+  EXPECT_EQ(out.quantized.codes, codes);
+  EXPECT_EQ(out.quantized.rows, 2u);
+  std::vector<uint8_t> scales(32, kMoeScalePadByte);
+  scales[0] = 126;
+  scales[16] = 125;
+  EXPECT_EQ(out.quantized.scales, scales);
+}
+
+// Shuffled scales against AITER's torch reference of the sorted MXFP4
+// scales, both stages, with and without an expert mask, seeded random
+// routings (the seed is printed on failure). The whole buffer is compared:
+// AITER's reference is 0 past num_valid, and so is ours.
+TEST(Reference, MoeSortedScalesMatchAitersTorchReference) {
+  const uint64_t seed = testing::testSeed("Reference.MoeAiter");
+  std::mt19937_64 rng(seed);
+  for (int iter = 0; iter < 24; ++iter) {
+    const size_t k = iter % 2 ? 512 : 256;
+    const int experts = iter % 3 == 0 ? 8 : 33, block = (16 << (iter % 4));
+    const int topk = 1 + int(rng() % 4);
+    const size_t m = 1 + rng() % 40;
+    const bool stage2 = iter % 2 == 1, masked = iter % 4 >= 2;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", iter " + std::to_string(iter));
+    std::vector<int32_t> ids(m * topk);
+    for (size_t t = 0; t < m; ++t) {
+      std::vector<int32_t> pool(experts);
+      std::iota(pool.begin(), pool.end(), 0);
+      std::shuffle(pool.begin(), pool.end(), rng);
+      std::copy_n(pool.begin(), topk, ids.begin() + long(t * topk));
+    }
+    std::vector<float> weights(ids.size());
+    for (float &w : weights)
+      w = float(rng() % 1000) / 1000.0f;
+    std::vector<int32_t> mask(experts);
+    for (int32_t &local : mask)
+      local = int32_t(rng() % 2);
+    const size_t rows = stage2 ? m * topk : m;
+    std::vector<uint16_t> x = randomBf16(rows * k, rng);
+    MoeProblem p = moeProblemFor(problemFor(k, RotationKind::Hadamard, 64),
+                                 stage2 ? MoeRows::Routed : MoeRows::Tokens, topk, experts, block);
+    p.quant.scaleLayout = ScaleLayout::A4W4Shuffle;
+    auto moe = rotateQuantMoe(p, x.data(), m, ids.data(), weights.data(),
+                              masked ? mask.data() : nullptr, nullptr);
+    ASSERT_TRUE(moe.ok()) << moe.error();
+    RotateQuantProblem dense = p.quant;
+    dense.scaleLayout = ScaleLayout::Plain;
+    auto rowsQuantized = rotateQuant(dense, x.data(), rows, nullptr);
+    ASSERT_TRUE(rowsQuantized.ok());
+    // Codes: every input row once, in input-row order.
+    EXPECT_EQ(moe.value().quantized.codes, rowsQuantized.value().codes);
+    const MoeSorting &sorting = moe.value().sorting;
+    std::vector<uint8_t> want =
+        aiterSortedScales(rowsQuantized.value().scales, k / 32, sorting.sortedIds,
+                          sorting.numValidIds[0], int32_t(m), topk, stage2);
+    ASSERT_EQ(moe.value().quantized.scales, want);
+    // The written prefix: whole 32-row groups covering num_valid rows.
+    const size_t validRows = (size_t(sorting.numValidIds[0]) + 31) / 32 * 32;
+    EXPECT_EQ(moe.value().scaleBytesWritten, validRows * (k / 32));
+    for (size_t i = moe.value().scaleBytesWritten; i < want.size(); ++i)
+      ASSERT_EQ(moe.value().quantized.scales[i], 0) << "unwritten byte " << i;
+    // Negative control: the comparison sees a single changed byte.
+    if (sorting.numValidIds[0] > 0) {
+      std::vector<uint8_t> changed = moe.value().quantized.scales;
+      changed[0] ^= 1;
+      EXPECT_NE(changed, want);
     }
   }
-  // Shuffled: rows padded to 32, the shuffle of the plain sorted scales.
-  p.scaleLayout = ScaleLayout::A4W4Shuffle;
-  auto shuffled = rotateQuantMoe(p, x.data(), m, topkIds, topk, experts, block, nullptr);
-  ASSERT_TRUE(shuffled.ok());
-  EXPECT_EQ(shuffled.value().quantized.scales,
-            shuffleScalesA4W4(moe.value().quantized.scales.data(), s.sortedIds.size(), cols, 32));
-  // A bad routing is an error, not a crash.
+}
+
+TEST(Reference, MoeRejectsBadInputs) {
+  std::mt19937_64 rng(testing::testSeed("Reference.MoeRejects"));
+  const size_t k = 256, m = 5;
+  std::vector<uint16_t> x = randomBf16(m * k, rng);
   const int32_t bad[] = {0, 0, 1, 2, 0, 1, 2, 3, 9, 1};
-  auto rejected = rotateQuantMoe(p, x.data(), m, bad, topk, experts, block, nullptr);
-  EXPECT_FALSE(rejected.ok());
+  const float weights[10] = {};
+  MoeProblem p = moeProblemFor(problemFor(k, RotationKind::Hadamard, 64), MoeRows::Tokens, 2, 4, 32);
+  auto rejected = rotateQuantMoe(p, x.data(), m, bad, weights, nullptr, nullptr);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.error().find("= 9 is outside [0, E = 4)"), std::string::npos)
+      << rejected.error();
+  const int32_t good[] = {0, 2, 2, 3, 0, 3, 2, 0, 3, 2};
+  auto noWeights = rotateQuantMoe(p, x.data(), m, good, nullptr, nullptr, nullptr);
+  ASSERT_FALSE(noWeights.ok());
+  EXPECT_NE(noWeights.error().find("topkWeights is null"), std::string::npos);
+  p.quant.rotation = {RotationKind::Learned, 64, 32};
+  auto noR = rotateQuantMoe(p, x.data(), m, good, weights, nullptr, nullptr);
+  ASSERT_FALSE(noR.ok());
+  EXPECT_NE(noR.error().find("needs its matrix"), std::string::npos);
 }
 
 TEST(Reference, GemmMatchesADoublePrecisionDotOfTheDequantizedOperands) {

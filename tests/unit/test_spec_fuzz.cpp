@@ -77,6 +77,8 @@ const std::vector<std::string> kTokens = {
     "topk",
     "E",
     "block",
+    "stage",
+    "emask",
     "N",
     "fmt",
     "scale",
@@ -356,7 +358,8 @@ bool expectedValid(const KernelSpec &s) {
   if (hasM && !in(s.M, {1, 2, 4, 8, 16, 32, 64, 128, 256}))
     return false;
   if (s.op == KernelOp::RotateQuantMoe &&
-      (s.E < 1 || s.E > 1024 || s.topk < 1 || s.topk > s.E || s.topk > 127 || !in(s.block, {32, 64, 128})))
+      (s.E < 1 || s.E > 1024 || s.topk < 1 || s.topk > s.E || s.topk > 127 ||
+       !in(s.block, {16, 32, 64, 128}) || !in(s.stage, {1, 2}) || !in(s.emask, {0, 1})))
     return false;
   if (hasN && (s.N < 16 || s.N > 1048576 || s.N % 16))
     return false;
@@ -414,7 +417,7 @@ TEST(SpecGrid, ShapesRoundTripAndMatchTheRules) {
   const std::vector<int> rss = {0, 32, 48, 64, 128, 256};
   const std::vector<int> ms = {0, 1, 3, 16, 256, 512};
   const std::vector<std::pair<int, int>> topkE = {{1, 1}, {8, 256}, {9, 8}, {0, 8}, {1, 1025}};
-  const std::vector<int> blocks = {32, 64, 128, 16};
+  const std::vector<int> blocks = {32, 64, 128, 16, 80};
   const std::vector<int> ns = {16, 20, 4096, 1048576, 1048592};
   GridStats stats;
   size_t counter = 0; // cycles the numerics through all their values
@@ -440,6 +443,10 @@ TEST(SpecGrid, ShapesRoundTripAndMatchTheRules) {
                       s.topk = topk;
                       s.E = E;
                       s.block = block;
+                      if (moe) { // every stage/emask pair, one bad value of each now and then
+                        s.stage = 1 + int(counter % 2) + (counter % 97 == 0 ? 2 : 0);
+                        s.emask = int((counter / 2) % 2) + (counter % 89 == 0 ? 2 : 0);
+                      }
                       s.N = N;
                       s.wlayout = static_cast<WeightLayout>(wl);
                       s.fmt = fmt;

@@ -22,8 +22,8 @@ namespace {
 const char kRotateQuant[] = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,"
                             "round=rne,inter=f32,layout=plain,arch=gfx950";
 const char kRotateQuantMoe[] =
-    "rotate_quant_moe:K=7168,RS=128,rot=learned,M=64,topk=8,E=256,block=64,fmt=fp8_e4m3,"
-    "scale=rceil,round=sr,inter=bf16,layout=a4w4_shuffle,arch=gfx950";
+    "rotate_quant_moe:K=7168,RS=128,rot=learned,M=64,topk=8,E=256,block=64,stage=2,emask=1,"
+    "fmt=fp8_e4m3,scale=rceil,round=sr,inter=bf16,layout=a4w4_shuffle,arch=gfx950";
 const char kRotateQuantGemm[] =
     "rotate_quant_gemm:K=4096,N=14336,RS=32,rot=hadamard_butterfly,M=1,fmt=fp4,scale=floor,"
     "round=rne,inter=f32,layout=a4w4_shuffle,wlayout=preshuffle_16x16,arch=gfx950";
@@ -103,6 +103,8 @@ TEST(SpecParse, RotateQuantMoeCanonicalRoundTrip) {
   EXPECT_EQ(spec.topk, 8);
   EXPECT_EQ(spec.E, 256);
   EXPECT_EQ(spec.block, 64);
+  EXPECT_EQ(spec.stage, 2);
+  EXPECT_EQ(spec.emask, 1);
   EXPECT_EQ(spec.fmt, ElemFormat::E4M3);
   EXPECT_EQ(spec.scale, ScaleRule::Rceil);
   EXPECT_EQ(spec.round, Rounding::Sr);
@@ -149,7 +151,8 @@ TEST(SpecParse, DefaultsAreFilledAndWrittenOut) {
             "layout=plain,arch=gfx950");
   // The MoE kernel's scales default to the gemm_a4w4 shuffle.
   EXPECT_EQ(printSpec(parsedOrDie("rotate_quant_moe:K=7168,topk=8,E=256")),
-            "rotate_quant_moe:K=7168,RS=0,rot=none,M=16,topk=8,E=256,block=32,fmt=fp4,"
+            "rotate_quant_moe:K=7168,RS=0,rot=none,M=16,topk=8,E=256,block=32,stage=1,emask=0,"
+            "fmt=fp4,"
             "scale=even,round=rne,inter=f32,layout=a4w4_shuffle,arch=gfx950");
   EXPECT_EQ(printSpec(parsedOrDie("rotate_quant_gemm:K=4096,N=4096")),
             "rotate_quant_gemm:K=4096,N=4096,RS=0,rot=none,M=16,fmt=fp4,scale=even,round=rne,"
@@ -210,7 +213,7 @@ TEST(SpecParse, SpecKeysInCanonicalOrder) {
   };
   EXPECT_EQ(keys(KernelOp::RotateQuant), "K,RS,rot,M,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantMoe),
-            "K,RS,rot,M,topk,E,block,fmt,scale,round,inter,layout,arch,");
+            "K,RS,rot,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
             "K,N,RS,rot,M,fmt,scale,round,inter,layout,wlayout,arch,");
   EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,fmt,scale,round,inter,layout,wlayout,arch,");
@@ -392,9 +395,27 @@ TEST(SpecReject, MoeShapes) {
   expectMentions(errorOf("rotate_quant_moe:K=4096,topk=1,E=1025"), {"E=1025", "1..1024"});
   expectMentions(errorOf("rotate_quant_moe:K=4096,topk=9,E=8"), {"topk=9 must be <= E=8"});
   expectMentions(errorOf("rotate_quant_moe:K=4096,topk=0,E=8"), {"topk=0", "1..E", "E=8"});
-  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,block=16"),
-                 {"block=16", "block must be one of 32, 64, 128"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,block=80"),
+                 {"block=80", "block must be one of 16, 32, 64, 128"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,block=8"),
+                 {"block=8", "block must be one of 16, 32, 64, 128"});
   EXPECT_TRUE(parseSpec("rotate_quant_moe:K=4096,topk=127,E=1024,block=128").ok());
+  // The range: block 16..128, topk up to 10 and beyond, E up to 513
+  // (512 routed + a fused shared expert), K 512..16384.
+  for (int block : {16, 32, 64, 128})
+    for (const char *shape : {"K=512,topk=10,E=513", "K=16384,topk=1,E=8", "K=7168,topk=8,E=256"})
+      EXPECT_TRUE(parseSpec("rotate_quant_moe:" + std::string(shape) +
+                            ",block=" + std::to_string(block) + ",M=256")
+                      .ok())
+          << shape << " block=" << block;
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,stage=3"),
+                 {"stage=3", "stage must be 1", "or 2"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,stage=0"), {"stage=0"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,emask=2"),
+                 {"emask=2", "emask must be 0", "expert_mask [E]"});
+  // stage and emask belong to rotate_quant_moe only.
+  expectMentions(errorOf("rotate_quant:K=4096,stage=2"), {"stage"});
+  expectMentions(errorOf("rotate_quant:K=4096,emask=1"), {"emask"});
   expectMentions(errorOf("rotate_quant_moe:K=4096,topk=128,E=1024"), {"topk=128", "<= 127"});
 }
 

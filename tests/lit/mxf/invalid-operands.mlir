@@ -133,45 +133,45 @@ func.func @learned_per_block_r_2d(%x: memref<16x4096xbf16>, %r: memref<64x64xbf1
 // -----
 
 // MoE sizes follow capacity = 16*8 + 256*32 - 8 = 8312.
-func.func @moe_sorted_ids_wrong(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
-                                %sorted: memref<8192xi32>, %experts: memref<260xi32>, %valid: memref<1xi32>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant_moe' op operand #4 (sorted_ids) must be memref<8312xi32> for M=16, topk=8, E=256, block=32 (capacity M*topk + E*block - topk = 8312), got memref<8192xi32>}}
-  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
-      sorted_ids(%sorted : memref<8192xi32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+func.func @moe_sorted_ids_wrong(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %w: memref<16x8xf32>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
+                                %sorted: memref<8192xi32>, %sw: memref<8192xf32>, %experts: memref<260xi32>, %valid: memref<2xi32>, %m: i32) {
+  // expected-error @+1 {{'mxf.rotate_quant_moe' op operand #5 (sorted_ids) must be memref<8312xi32> for M=16, topk=8, E=256, block=32 (capacity M*topk + E*block - topk = 8312), got memref<8192xi32>}}
+  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) topk_weights(%w : memref<16x8xf32>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
+      sorted_ids(%sorted : memref<8192xi32>) sorted_weights(%sw : memref<8192xf32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @moe_scales_not_sorted_rows(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %q: memref<16x3584xi8>, %s: memref<256x224xi8>,
-                                      %sorted: memref<8312xi32>, %experts: memref<260xi32>, %valid: memref<1xi32>, %m: i32) {
-  // expected-error @+1 {{operand #3 (s) must be memref<8320x224xi8> for capacity=8312 (M=16, topk=8, E=256, block=32, sorted order), K=7168, layout=a4w4_shuffle (rows padded to 32, K/32 columns padded to 8), got memref<256x224xi8>}}
-  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) q(%q : memref<16x3584xi8>) s(%s : memref<256x224xi8>)
-      sorted_ids(%sorted : memref<8312xi32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+func.func @moe_scales_not_sorted_rows(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %w: memref<16x8xf32>, %q: memref<16x3584xi8>, %s: memref<256x224xi8>,
+                                      %sorted: memref<8312xi32>, %sw: memref<8312xf32>, %experts: memref<260xi32>, %valid: memref<2xi32>, %m: i32) {
+  // expected-error @+1 {{operand #4 (s) must be memref<8320x224xi8> for capacity=8312 (M=16, topk=8, E=256, block=32, sorted order), K=7168, layout=a4w4_shuffle (rows padded to 32, K/32 columns padded to 8), got memref<256x224xi8>}}
+  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) topk_weights(%w : memref<16x8xf32>) q(%q : memref<16x3584xi8>) s(%s : memref<256x224xi8>)
+      sorted_ids(%sorted : memref<8312xi32>) sorted_weights(%sw : memref<8312xf32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @moe_expert_ids_wrong(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
-                                %sorted: memref<8312xi32>, %experts: memref<256xi32>, %valid: memref<1xi32>, %m: i32) {
-  // expected-error @+1 {{operand #5 (sorted_expert_ids) must be memref<260xi32> for M=16, topk=8, E=256, block=32 (capacity M*topk + E*block - topk = 8312), ceil(capacity/block) = 260 blocks, got memref<256xi32>}}
-  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
-      sorted_ids(%sorted : memref<8312xi32>) sorted_expert_ids(%experts : memref<256xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+func.func @moe_expert_ids_wrong(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %w: memref<16x8xf32>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
+                                %sorted: memref<8312xi32>, %sw: memref<8312xf32>, %experts: memref<256xi32>, %valid: memref<2xi32>, %m: i32) {
+  // expected-error @+1 {{operand #7 (sorted_expert_ids) must be memref<260xi32> for M=16, topk=8, E=256, block=32 (capacity M*topk + E*block - topk = 8312), ceil(capacity/block) = 260 blocks, got memref<256xi32>}}
+  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) topk_weights(%w : memref<16x8xf32>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
+      sorted_ids(%sorted : memref<8312xi32>) sorted_weights(%sw : memref<8312xf32>) sorted_expert_ids(%experts : memref<256xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @moe_topk_ids_i64(%x: memref<16x7168xbf16>, %ids: memref<16x8xi64>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
-                            %sorted: memref<8312xi32>, %experts: memref<260xi32>, %valid: memref<1xi32>, %m: i32) {
+func.func @moe_topk_ids_i64(%x: memref<16x7168xbf16>, %ids: memref<16x8xi64>, %w: memref<16x8xf32>, %q: memref<16x3584xi8>, %s: memref<8320x224xi8>,
+                            %sorted: memref<8312xi32>, %sw: memref<8312xf32>, %experts: memref<260xi32>, %valid: memref<2xi32>, %m: i32) {
   // expected-error @+1 {{operand #1 (topk_ids) must be memref<16x8xi32> for M=16, topk=8 ([M, topk]), got memref<16x8xi64>}}
-  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi64>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
-      sorted_ids(%sorted : memref<8312xi32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+  mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi64>) topk_weights(%w : memref<16x8xf32>) q(%q : memref<16x3584xi8>) s(%s : memref<8320x224xi8>)
+      sorted_ids(%sorted : memref<8312xi32>) sorted_weights(%sw : memref<8312xf32>) sorted_expert_ids(%experts : memref<260xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
@@ -220,5 +220,19 @@ func.func @tensor_operand(%x: tensor<16x4096xbf16>, %q: memref<16x2048xi8>, %s: 
   // expected-error @+2 {{custom op 'mxf.rotate_quant' invalid kind of type specified: expected builtin.memref, but found 'tensor<16x4096xbf16>'}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : tensor<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
+  return
+}
+
+// -----
+
+// emask=1 without the mask operand is named before any shape.
+func.func @moe_mask_missing(%x: memref<4x512xbf16>, %ids: memref<4x2xi32>, %w: memref<4x2xf32>,
+    %q: memref<4x256xi8>, %s: memref<160x16xi8>, %sorted: memref<134xi32>, %sw: memref<134xf32>,
+    %experts: memref<9xi32>, %valid: memref<2xi32>, %m: i32) {
+  // expected-error @+1 {{'mxf.rotate_quant_moe' op emask=1 needs the expert mask operand: add expert_mask(%mask : memref<8xi32>) for E=8}}
+  mxf.rotate_quant_moe <K = 512, RS = 0, rot = none, M = 4, topk = 2, E = 8, block = 16, stage = 1, emask = 1, fmt = fp4, scale = rceil, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<4x512xbf16>) topk_ids(%ids : memref<4x2xi32>) topk_weights(%w : memref<4x2xf32>)
+      q(%q : memref<4x256xi8>) s(%s : memref<160x16xi8>) sorted_ids(%sorted : memref<134xi32>) sorted_weights(%sw : memref<134xf32>)
+      sorted_expert_ids(%experts : memref<9xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }

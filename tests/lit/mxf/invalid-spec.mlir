@@ -75,34 +75,34 @@ func.func @m_bucket_too_big(%x: memref<512x64xbf16>, %q: memref<512x32xi8>, %s: 
 
 // -----
 
-func.func @moe_topk_above_e(%x: memref<16x64xbf16>, %ids: memref<16x9xi32>, %q: memref<16x32xi8>, %s: memref<384x8xi8>,
-                            %sorted: memref<383xi32>, %experts: memref<12xi32>, %valid: memref<1xi32>, %m: i32) {
+func.func @moe_topk_above_e(%x: memref<16x64xbf16>, %ids: memref<16x9xi32>, %w: memref<16x9xf32>, %q: memref<16x32xi8>, %s: memref<384x8xi8>,
+                            %sorted: memref<383xi32>, %sw: memref<383xf32>, %experts: memref<12xi32>, %valid: memref<2xi32>, %m: i32) {
   // expected-error @+1 {{has an invalid spec: topk=9 must be <= E=8}}
-  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 9, E = 8, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x9xi32>) q(%q : memref<16x32xi8>) s(%s : memref<384x8xi8>)
-      sorted_ids(%sorted : memref<383xi32>) sorted_expert_ids(%experts : memref<12xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 9, E = 8, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x9xi32>) topk_weights(%w : memref<16x9xf32>) q(%q : memref<16x32xi8>) s(%s : memref<384x8xi8>)
+      sorted_ids(%sorted : memref<383xi32>) sorted_weights(%sw : memref<383xf32>) sorted_expert_ids(%experts : memref<12xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @moe_too_many_experts(%x: memref<16x64xbf16>, %ids: memref<16x1xi32>, %q: memref<16x32xi8>, %s: memref<32816x8xi8>,
-                                %sorted: memref<32815xi32>, %experts: memref<1026xi32>, %valid: memref<1xi32>, %m: i32) {
+func.func @moe_too_many_experts(%x: memref<16x64xbf16>, %ids: memref<16x1xi32>, %w: memref<16x1xf32>, %q: memref<16x32xi8>, %s: memref<32816x8xi8>,
+                                %sorted: memref<32815xi32>, %sw: memref<32815xf32>, %experts: memref<1026xi32>, %valid: memref<2xi32>, %m: i32) {
   // expected-error @+1 {{has an invalid spec: E=1025: E must be in 1..1024}}
-  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 1, E = 1025, block = 32, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x1xi32>) q(%q : memref<16x32xi8>) s(%s : memref<32816x8xi8>)
-      sorted_ids(%sorted : memref<32815xi32>) sorted_expert_ids(%experts : memref<1026xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 1, E = 1025, block = 32, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x1xi32>) topk_weights(%w : memref<16x1xf32>) q(%q : memref<16x32xi8>) s(%s : memref<32816x8xi8>)
+      sorted_ids(%sorted : memref<32815xi32>) sorted_weights(%sw : memref<32815xf32>) sorted_expert_ids(%experts : memref<1026xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @moe_bad_block(%x: memref<16x64xbf16>, %ids: memref<16x2xi32>, %q: memref<16x32xi8>, %s: memref<160x8xi8>,
-                         %sorted: memref<158xi32>, %experts: memref<10xi32>, %valid: memref<1xi32>, %m: i32) {
-  // expected-error @+1 {{has an invalid spec: block=16: block must be one of 32, 64, 128}}
-  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 2, E = 8, block = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
-      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x2xi32>) q(%q : memref<16x32xi8>) s(%s : memref<160x8xi8>)
-      sorted_ids(%sorted : memref<158xi32>) sorted_expert_ids(%experts : memref<10xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+func.func @moe_bad_block(%x: memref<16x64xbf16>, %ids: memref<16x2xi32>, %w: memref<16x2xf32>, %q: memref<16x32xi8>, %s: memref<160x8xi8>,
+                         %sorted: memref<158xi32>, %sw: memref<158xf32>, %experts: memref<10xi32>, %valid: memref<2xi32>, %m: i32) {
+  // expected-error @+1 {{has an invalid spec: block=80: block must be one of 16, 32, 64, 128}}
+  mxf.rotate_quant_moe <K = 64, RS = 0, rot = none, M = 16, topk = 2, E = 8, block = 80, stage = 1, emask = 0, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<16x64xbf16>) topk_ids(%ids : memref<16x2xi32>) topk_weights(%w : memref<16x2xf32>) q(%q : memref<16x32xi8>) s(%s : memref<160x8xi8>)
+      sorted_ids(%sorted : memref<158xi32>) sorted_weights(%sw : memref<158xf32>) sorted_expert_ids(%experts : memref<10xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 

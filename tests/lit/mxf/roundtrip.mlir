@@ -41,33 +41,33 @@ func.func @dense_learned(%x: memref<256x256xbf16>, %r: memref<128x128xbf16>, %q:
 // MoE: capacity = 16*8 + 256*32 - 8 = 8312 (scales padded to 8320 rows when
 // shuffled), ceil(8312/32) = 260 blocks.
 // CHECK-LABEL: func.func @moe
-// CHECK: mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, fmt = fp8_e4m3, scale = even, round = rne, inter = f32, layout = a4w4_shuffle> x(%{{.*}} : memref<16x7168xbf16>) topk_ids(%{{.*}} : memref<16x8xi32>) q(%{{.*}} : memref<16x7168xi8>) s(%{{.*}} : memref<8320x224xi8>) sorted_ids(%{{.*}} : memref<8312xi32>) sorted_expert_ids(%{{.*}} : memref<260xi32>) num_valid_ids(%{{.*}} : memref<1xi32>) rows(%{{.*}})
-func.func @moe(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %q: memref<16x7168xi8>,
-               %s: memref<8320x224xi8>, %sorted: memref<8312xi32>, %experts: memref<260xi32>,
-               %valid: memref<1xi32>, %m: i32) {
+// CHECK: mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256, block = 32, stage = 1, emask = 0, fmt = fp8_e4m3, scale = even, round = rne, inter = f32, layout = a4w4_shuffle> x(%{{.*}} : memref<16x7168xbf16>) topk_ids(%{{.*}} : memref<16x8xi32>) topk_weights(%{{.*}} : memref<16x8xf32>) q(%{{.*}} : memref<16x7168xi8>) s(%{{.*}} : memref<8320x224xi8>) sorted_ids(%{{.*}} : memref<8312xi32>) sorted_weights(%{{.*}} : memref<8312xf32>) sorted_expert_ids(%{{.*}} : memref<260xi32>) num_valid_ids(%{{.*}} : memref<2xi32>) rows(%{{.*}})
+func.func @moe(%x: memref<16x7168xbf16>, %ids: memref<16x8xi32>, %w: memref<16x8xf32>, %q: memref<16x7168xi8>,
+               %s: memref<8320x224xi8>, %sorted: memref<8312xi32>, %sw: memref<8312xf32>, %experts: memref<260xi32>,
+               %valid: memref<2xi32>, %m: i32) {
   mxf.rotate_quant_moe <K = 7168, RS = 128, rot = hadamard, M = 16, topk = 8, E = 256,
-                        block = 32, fmt = fp8_e4m3, scale = even, round = rne, inter = f32,
+                        block = 32, stage = 1, emask = 0, fmt = fp8_e4m3, scale = even, round = rne, inter = f32,
                         layout = a4w4_shuffle>
-      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>)
+      x(%x : memref<16x7168xbf16>) topk_ids(%ids : memref<16x8xi32>) topk_weights(%w : memref<16x8xf32>)
       q(%q : memref<16x7168xi8>) s(%s : memref<8320x224xi8>)
-      sorted_ids(%sorted : memref<8312xi32>) sorted_expert_ids(%experts : memref<260xi32>)
-      num_valid_ids(%valid : memref<1xi32>) rows(%m)
+      sorted_ids(%sorted : memref<8312xi32>) sorted_weights(%sw : memref<8312xf32>) sorted_expert_ids(%experts : memref<260xi32>)
+      num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
 // MoE with plain scales ([capacity, K/32]) and a per-block learned rotation.
 // capacity = 4*2 + 4*64 - 2 = 262, ceil(262/64) = 5 blocks.
 // CHECK-LABEL: func.func @moe_plain_learned_per_block
-// CHECK: mxf.rotate_quant_moe <K = 64, RS = 32, rot = learned_per_block, M = 4, topk = 2, E = 4, block = 64, fmt = fp4, scale = floor, round = rne, inter = f32, layout = plain> x(%{{.*}} : memref<4x64xbf16>) r(%{{.*}} : memref<2x32x32xbf16>) topk_ids(%{{.*}} : memref<4x2xi32>)
+// CHECK: mxf.rotate_quant_moe <K = 64, RS = 32, rot = learned_per_block, M = 4, topk = 2, E = 4, block = 64, stage = 1, emask = 0, fmt = fp4, scale = floor, round = rne, inter = f32, layout = plain> x(%{{.*}} : memref<4x64xbf16>) r(%{{.*}} : memref<2x32x32xbf16>) topk_ids(%{{.*}} : memref<4x2xi32>) topk_weights(%{{.*}} : memref<4x2xf32>)
 func.func @moe_plain_learned_per_block(%x: memref<4x64xbf16>, %r: memref<2x32x32xbf16>,
-    %ids: memref<4x2xi32>, %q: memref<4x32xi8>, %s: memref<262x2xi8>,
-    %sorted: memref<262xi32>, %experts: memref<5xi32>, %valid: memref<1xi32>, %m: i32) {
+    %ids: memref<4x2xi32>, %w: memref<4x2xf32>, %q: memref<4x32xi8>, %s: memref<262x2xi8>,
+    %sorted: memref<262xi32>, %sw: memref<262xf32>, %experts: memref<5xi32>, %valid: memref<2xi32>, %m: i32) {
   mxf.rotate_quant_moe <K = 64, RS = 32, rot = learned_per_block, M = 4, topk = 2, E = 4,
-                        block = 64, fmt = fp4, scale = floor, round = rne, inter = f32,
+                        block = 64, stage = 1, emask = 0, fmt = fp4, scale = floor, round = rne, inter = f32,
                         layout = plain>
-      x(%x : memref<4x64xbf16>) r(%r : memref<2x32x32xbf16>) topk_ids(%ids : memref<4x2xi32>)
-      q(%q : memref<4x32xi8>) s(%s : memref<262x2xi8>) sorted_ids(%sorted : memref<262xi32>)
-      sorted_expert_ids(%experts : memref<5xi32>) num_valid_ids(%valid : memref<1xi32>) rows(%m)
+      x(%x : memref<4x64xbf16>) r(%r : memref<2x32x32xbf16>) topk_ids(%ids : memref<4x2xi32>) topk_weights(%w : memref<4x2xf32>)
+      q(%q : memref<4x32xi8>) s(%s : memref<262x2xi8>) sorted_ids(%sorted : memref<262xi32>) sorted_weights(%sw : memref<262xf32>)
+      sorted_expert_ids(%experts : memref<5xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
 
@@ -104,5 +104,24 @@ func.func @with_attrs(%w: memref<16x32xbf16>, %q: memref<16x16xi8>, %s: memref<2
                     round = rne, inter = f32, layout = a4w4_shuffle>
       x(%w : memref<16x32xbf16>) q(%q : memref<16x16xi8>) s(%s : memref<256x8xi8>) rows(%m)
       {note = "kept"}
+  return
+}
+
+// MoE stage 2 (one row per routed (token, slot)) with an expert mask:
+// capacity = 4*2 + 8*16 - 2 = 134 (shuffled scale rows pad to 160),
+// ceil(134/16) = 9 blocks.
+// CHECK-LABEL: func.func @moe_stage2_masked
+// CHECK: mxf.rotate_quant_moe <K = 512, RS = 0, rot = none, M = 4, topk = 2, E = 8, block = 16, stage = 2, emask = 1, fmt = fp4, scale = rceil, round = rne, inter = f32, layout = a4w4_shuffle> x(%{{.*}} : memref<4x2x512xbf16>) topk_ids(%{{.*}} : memref<4x2xi32>) topk_weights(%{{.*}} : memref<4x2xf32>) expert_mask(%{{.*}} : memref<8xi32>) q(%{{.*}} : memref<4x2x256xi8>) s(%{{.*}} : memref<160x16xi8>) sorted_ids(%{{.*}} : memref<134xi32>) sorted_weights(%{{.*}} : memref<134xf32>) sorted_expert_ids(%{{.*}} : memref<9xi32>) num_valid_ids(%{{.*}} : memref<2xi32>) rows(%{{.*}})
+func.func @moe_stage2_masked(%x: memref<4x2x512xbf16>, %ids: memref<4x2xi32>, %w: memref<4x2xf32>,
+    %mask: memref<8xi32>, %q: memref<4x2x256xi8>, %s: memref<160x16xi8>, %sorted: memref<134xi32>,
+    %sw: memref<134xf32>, %experts: memref<9xi32>, %valid: memref<2xi32>, %m: i32) {
+  mxf.rotate_quant_moe <K = 512, RS = 0, rot = none, M = 4, topk = 2, E = 8, block = 16,
+                        stage = 2, emask = 1, fmt = fp4, scale = rceil, round = rne,
+                        inter = f32, layout = a4w4_shuffle>
+      x(%x : memref<4x2x512xbf16>) topk_ids(%ids : memref<4x2xi32>)
+      topk_weights(%w : memref<4x2xf32>) expert_mask(%mask : memref<8xi32>)
+      q(%q : memref<4x2x256xi8>) s(%s : memref<160x16xi8>)
+      sorted_ids(%sorted : memref<134xi32>) sorted_weights(%sw : memref<134xf32>)
+      sorted_expert_ids(%experts : memref<9xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }

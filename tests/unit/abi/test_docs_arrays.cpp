@@ -81,6 +81,8 @@ std::string npyDtype(OperandElement element) {
     return "|u1";
   case OperandElement::I32:
     return "<i4";
+  case OperandElement::F32:
+    return "<f4";
   }
   return "?";
 }
@@ -90,7 +92,11 @@ TEST(DocsArrays, TheCliTableNamesWhatAbiDeclares) {
   ASSERT_EQ(table.size(), 5u) << "four ops and the learned-rotation row";
   // One spec per op with a learned rotation, so r is among the operands.
   for (const char *text : {"rotate_quant:K=4096,RS=32,rot=learned,M=4",
-                           "rotate_quant_moe:K=4096,RS=32,rot=learned,M=4,topk=2,E=8",
+                           // emask=1, so expert_mask is among them; stage=2 has the
+                           // same arrays in other shapes.
+                           "rotate_quant_moe:K=4096,RS=32,rot=learned,M=4,topk=2,E=8,emask=1",
+                           "rotate_quant_moe:K=4096,RS=32,rot=learned,M=4,topk=2,E=8,stage=2,"
+                           "emask=1",
                            "rotate_quant_gemm:K=4096,N=64,RS=32,rot=learned,M=4",
                            "quant_weight:K=4096,N=64,RS=32,rot=learned"}) {
     SCOPED_TRACE(text);

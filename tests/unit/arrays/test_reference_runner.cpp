@@ -50,6 +50,7 @@ const char *const kSpecs[] = {
     "rotate_quant:K=192,RS=64,rot=hadamard,M=1,fmt=fp6_e3m2,scale=rceil",
     "rotate_quant_moe:K=256,RS=64,rot=hadamard,M=4,topk=2,E=8",
     "rotate_quant_moe:K=256,RS=32,rot=learned,M=8,topk=3,E=4,block=64,layout=a4w4_shuffle",
+    "rotate_quant_moe:K=256,RS=64,rot=hadamard,M=8,topk=3,E=16,block=16,stage=2,emask=1",
     "rotate_quant_gemm:K=256,N=32,RS=64,rot=hadamard,M=4",
     "rotate_quant_gemm:K=256,N=48,RS=32,rot=learned_per_block,M=2,layout=a4w4_shuffle,"
     "wlayout=preshuffle_16x16",
@@ -120,11 +121,21 @@ TEST(ReferenceRunner, DocumentedShapes) {
   EXPECT_EQ(shapes("rotate_quant_moe:K=256,M=4,topk=2,E=8,layout=a4w4_shuffle", 3),
             (Map{{"in x", "<u2 [3, 256]"},
                  {"in topk_ids", "<i4 [3, 2]"},
+                 {"in topk_weights", "<f4 [3, 2]"},
                  {"out q", "|u1 [3, 128]"},
                  {"out s", "|u1 [288, 8]"},
                  {"out sorted_ids", "<i4 [260]"},
+                 {"out sorted_weights", "<f4 [260]"},
                  {"out sorted_expert_ids", "<i4 [9]"},
-                 {"out num_valid_ids", "<i4 [1]"}}));
+                 {"out num_valid_ids", "<i4 [2]"}}));
+  // Stage 2 with a mask: rows per (token, slot); the mask is [E].
+  EXPECT_EQ(shapes("rotate_quant_moe:K=256,M=4,topk=2,E=8,stage=2,emask=1", 3).at("in x"),
+            "<u2 [3, 2, 256]");
+  EXPECT_EQ(shapes("rotate_quant_moe:K=256,M=4,topk=2,E=8,stage=2,emask=1", 3).at("out q"),
+            "|u1 [3, 2, 128]");
+  EXPECT_EQ(shapes("rotate_quant_moe:K=256,M=4,topk=2,E=8,stage=2,emask=1", 3).at(
+                "in expert_mask"),
+            "<i4 [8]");
   EXPECT_EQ(shapes("rotate_quant_moe:K=256,M=4,topk=2,E=8,layout=plain", 3).at("out s"),
             "|u1 [260, 8]");
   EXPECT_EQ(shapes("rotate_quant_gemm:K=512,N=64,M=8,layout=a4w4_shuffle", 5),
@@ -159,17 +170,28 @@ void expectEqualsNumerics(const KernelSpec &spec, int m, const ReferenceRun &run
     break;
   }
   case KernelOp::RotateQuantMoe: {
+    MoeProblem moe;
+    moe.quant = problem;
+    moe.rows = spec.stage == 2 ? MoeRows::Routed : MoeRows::Tokens;
+    moe.topk = spec.topk;
+    moe.experts = spec.E;
+    moe.block = spec.block;
+    const int32_t *mask =
+        run.inputs.count("expert_mask") ? run.inputs.at("expert_mask").as<int32_t>().data() : nullptr;
     Result<MoeQuantized> direct = rotateQuantMoe(
-        problem, run.inputs.at("x").as<uint16_t>().data(), size_t(m),
-        run.inputs.at("topk_ids").as<int32_t>().data(), spec.topk, spec.E, spec.block, r);
-    ASSERT_TRUE(direct.ok());
+        moe, run.inputs.at("x").as<uint16_t>().data(), size_t(m),
+        run.inputs.at("topk_ids").as<int32_t>().data(),
+        run.inputs.at("topk_weights").as<float>().data(), mask, r);
+    ASSERT_TRUE(direct.ok()) << direct.error();
     EXPECT_EQ(run.outputs.at("q").as<uint8_t>(), direct.value().quantized.codes);
     EXPECT_EQ(run.outputs.at("s").as<uint8_t>(), direct.value().quantized.scales);
     EXPECT_EQ(run.outputs.at("sorted_ids").as<int32_t>(), direct.value().sorting.sortedIds);
+    EXPECT_EQ(run.outputs.at("sorted_weights").as<float>(), direct.value().sorting.sortedWeights);
     EXPECT_EQ(run.outputs.at("sorted_expert_ids").as<int32_t>(),
               direct.value().sorting.sortedExpertIds);
     EXPECT_EQ(run.outputs.at("num_valid_ids").as<int32_t>(),
-              std::vector<int32_t>{direct.value().sorting.numValid});
+              (std::vector<int32_t>{direct.value().sorting.numValidIds[0], m}));
+    EXPECT_EQ(run.inputs.count("expert_mask"), size_t(spec.emask));
     break;
   }
   case KernelOp::RotateQuantGemm: {
@@ -224,7 +246,7 @@ TEST(ReferenceRunner, GeneratedInputsAreReproducibleAndIndependent) {
   Result<ReferenceRun> d = runReference(spec, 8, given, seed);
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d.value().inputs.at("r").values == a.value().inputs.at("r").values);
-  EXPECT_EQ(d.value().generated, (std::vector<std::string>{"r", "topk_ids"}));
+  EXPECT_EQ(d.value().generated, (std::vector<std::string>{"r", "topk_ids", "topk_weights"}));
 }
 
 TEST(ReferenceRunner, GeneratedRotationsAreOrthogonalAndRoutingsValid) {

@@ -128,8 +128,10 @@ std::vector<KernelSpec> specGrid() {
               const int es[] = {8, 256, 1, 33};
               spec.E = es[counter % 4];
               spec.topk = std::min(spec.E, 1 + static_cast<int>(counter % 8));
-              const int blocks[] = {32, 64, 128};
-              spec.block = blocks[counter % 3];
+              const int blocks[] = {32, 64, 128, 16};
+              spec.block = blocks[counter % 4];
+              spec.stage = 1 + static_cast<int>(counter % 2);
+              spec.emask = static_cast<int>((counter / 2) % 2);
             }
             if (hasWeights) {
               const int ns[] = {16, 4096, 14336, 48};
@@ -234,7 +236,8 @@ TEST(MxfDialectTest, KernelNameScheme) {
   Result<KernelSpec> moe = parseSpec("rotate_quant_moe:topk=8,E=256,K=7168,RS=128,fmt=fp8_e4m3");
   ASSERT_TRUE(moe.ok());
   EXPECT_EQ(kernelName(moe.value()), "mxf_rotate_quant_moe_K7168_RS128_hadamard_M16_topk8_E256_"
-                                     "block32_fp8_e4m3_even_rne_f32_a4w4_shuffle_gfx950");
+                                     "block32_stage1_emask0_fp8_e4m3_even_rne_f32_a4w4_shuffle_"
+                                     "gfx950");
   Result<KernelSpec> gemm = parseSpec("rotate_quant_gemm:K=4096,N=14336,RS=32,M=1,"
                                       "layout=a4w4_shuffle,wlayout=preshuffle_16x16");
   ASSERT_TRUE(gemm.ok());
@@ -284,12 +287,21 @@ TEST(MxfDialectTest, OperandShapes) {
   // capacity = 16*8 + 256*32 - 8 = 8312; shuffled rows pad to 32: 8320;
   // blocks = ceil(8312/32) = 260.
   EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_moe:topk=8,E=256,K=7168,RS=128"))),
-            (V{"x:16x7168xbf16", "topk_ids:16x8xi32", "q:16x3584xi8", "s:8320x224xi8",
-               "sorted_ids:8312xi32", "sorted_expert_ids:260xi32", "num_valid_ids:1xi32"}));
+            (V{"x:16x7168xbf16", "topk_ids:16x8xi32", "topk_weights:16x8xf32", "q:16x3584xi8",
+               "s:8320x224xi8", "sorted_ids:8312xi32", "sorted_weights:8312xf32",
+               "sorted_expert_ids:260xi32", "num_valid_ids:2xi32"}));
+  // Stage 2 with an expert mask: x and q per (token, slot), dense; the mask
+  // follows the routing inputs; the sorting outputs do not change.
+  EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_moe:topk=8,E=256,K=7168,RS=128,"
+                                           "stage=2,emask=1"))),
+            (V{"x:16x8x7168xbf16", "topk_ids:16x8xi32", "topk_weights:16x8xf32",
+               "expert_mask:256xi32", "q:16x8x3584xi8", "s:8320x224xi8", "sorted_ids:8312xi32",
+               "sorted_weights:8312xf32", "sorted_expert_ids:260xi32", "num_valid_ids:2xi32"}));
   EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_moe:topk=2,E=4,K=64,block=64,"
                                            "layout=plain"))),
-            (V{"x:16x64xbf16", "topk_ids:16x2xi32", "q:16x32xi8", "s:286x2xi8",
-               "sorted_ids:286xi32", "sorted_expert_ids:5xi32", "num_valid_ids:1xi32"}));
+            (V{"x:16x64xbf16", "topk_ids:16x2xi32", "topk_weights:16x2xf32", "q:16x32xi8",
+               "s:286x2xi8", "sorted_ids:286xi32", "sorted_weights:286xf32",
+               "sorted_expert_ids:5xi32", "num_valid_ids:2xi32"}));
   EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_gemm:K=4096,N=14336,RS=32,M=1,"
                                            "layout=a4w4_shuffle,wlayout=preshuffle_16x16"))),
             (V{"x:1x4096xbf16", "w_q:14336x2048xi8", "w_s:14336x128xi8", "y:1x14336xbf16"}));
@@ -374,6 +386,29 @@ TEST(MxfDialectTest, VerifierNamesTheOperandAndTheExpectedType) {
   EXPECT_EQ(firstVerifyError(context, *module),
             "'mxf.rotate_quant' op operand #0 (x) must be memref<16x2048xbf16> for M=16, K=2048 "
             "([M, K]), got memref<16x4096xbf16>");
+}
+
+// expert_mask is present exactly with emask=1: flipping the attribute on a
+// built op is reported before any operand type is compared.
+TEST(MxfDialectTest, VerifierChecksTheExpertMaskAgainstEmask) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> masked =
+      buildMxfModule(parsed("rotate_quant_moe:K=512,topk=2,E=8,emask=1"), context);
+  ASSERT_TRUE(masked);
+  auto withMask = cast<dialect::RotateQuantMoeOp>(kernelOpOf(*masked));
+  ASSERT_TRUE(withMask.getExpertMask());
+  withMask.setEmask(0);
+  EXPECT_EQ(firstVerifyError(context, *masked),
+            "'mxf.rotate_quant_moe' op expert_mask is only taken with emask=1; emask=0 sorts "
+            "every expert: remove expert_mask(memref<8xi32>)");
+  OwningOpRef<ModuleOp> plain = buildMxfModule(parsed("rotate_quant_moe:K=512,topk=2,E=8"), context);
+  ASSERT_TRUE(plain);
+  auto noMask = cast<dialect::RotateQuantMoeOp>(kernelOpOf(*plain));
+  ASSERT_FALSE(noMask.getExpertMask());
+  noMask.setEmask(1);
+  EXPECT_EQ(firstVerifyError(context, *plain),
+            "'mxf.rotate_quant_moe' op emask=1 needs the expert mask operand: add "
+            "expert_mask(%mask : memref<8xi32>) for E=8");
 }
 
 TEST(MxfDialectTest, VerifierChecksTheSpecAttributeOfTheFunction) {
