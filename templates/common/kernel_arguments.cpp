@@ -21,6 +21,8 @@ mlir::Type elementType(mlir::MLIRContext *context, OperandElement element) {
     return mlir::IntegerType::get(context, 8);
   case OperandElement::I32:
     return mlir::IntegerType::get(context, 32);
+  case OperandElement::F32:
+    return mlir::Float32Type::get(context);
   }
   return {};
 }

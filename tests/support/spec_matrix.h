@@ -27,6 +27,21 @@ inline void PrintTo(const KernelSpec &spec, std::ostream *os) { *os << printSpec
 
 namespace mxf::testing {
 
+/// No rotation, then every rotation kind at every RS: the 13 rotations both
+/// matrices walk.
+struct MatrixRotation {
+  int rs;
+  RotationKind kind;
+};
+inline std::vector<MatrixRotation> matrixRotations() {
+  std::vector<MatrixRotation> rotations{{0, RotationKind::None}};
+  for (int rs : {32, 64, 128, 256})
+    for (RotationKind kind :
+         {RotationKind::Hadamard, RotationKind::Learned, RotationKind::LearnedPerBlock})
+      rotations.push_back({rs, kind});
+  return rotations;
+}
+
 inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   // (K, M bucket) points: the model shapes of seeds 000/003 (2048, 4096,
   // 5120, 8192), the extremes of K, and every bucket. Large K goes with
@@ -38,19 +53,11 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   };
   const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even, ScaleRule::Rceil,
                              ScaleRule::Ceil};
-  struct Rotation {
-    int rs;
-    RotationKind kind;
-  };
-  std::vector<Rotation> rotations{{0, RotationKind::None}};
-  for (int rs : {32, 64, 128, 256})
-    for (RotationKind kind :
-         {RotationKind::Hadamard, RotationKind::Learned, RotationKind::LearnedPerBlock})
-      rotations.push_back({rs, kind});
+  const std::vector<MatrixRotation> rotations = matrixRotations();
 
   std::vector<KernelSpec> specs;
   size_t next = 0;
-  for (const Rotation &rotation : rotations)
+  for (const MatrixRotation &rotation : rotations)
     for (ScaleRule rule : rules)
       for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle})
         for (int point = 0; point < 3; ++point, ++next) {
@@ -69,7 +76,7 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
         }
   // The two rules that exist for bit-compatibility with other stacks, once
   // each per rotation size.
-  for (const Rotation &rotation : rotations)
+  for (const MatrixRotation &rotation : rotations)
     if (rotation.kind == RotationKind::Hadamard || rotation.rs == 0)
       for (ScaleRule rule : {ScaleRule::RceilRecip, ScaleRule::Even126}) {
         KernelSpec spec;
@@ -124,7 +131,7 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   // a byte each): every rotation once per format, the rule, layout, shape
   // and intermediate rotating.
   for (ElemFormat format : {ElemFormat::E2M3, ElemFormat::E3M2, ElemFormat::E4M3, ElemFormat::E5M2})
-    for (const Rotation &rotation : rotations) {
+    for (const MatrixRotation &rotation : rotations) {
       KernelSpec spec;
       spec.K = shapes[turn % std::size(shapes)].first;
       spec.M = shapes[turn % std::size(shapes)].second;
@@ -156,18 +163,10 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
   };
   const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even,       ScaleRule::Rceil,
                              ScaleRule::Ceil,  ScaleRule::RceilRecip, ScaleRule::Even126};
-  struct Rotation {
-    int rs;
-    RotationKind kind;
-  };
-  std::vector<Rotation> rotations{{0, RotationKind::None}};
-  for (int rs : {32, 64, 128, 256})
-    for (RotationKind kind :
-         {RotationKind::Hadamard, RotationKind::Learned, RotationKind::LearnedPerBlock})
-      rotations.push_back({rs, kind});
+  const std::vector<MatrixRotation> rotations = matrixRotations();
   std::vector<KernelSpec> specs;
   size_t next = 0;
-  for (const Rotation &rotation : rotations)
+  for (const MatrixRotation &rotation : rotations)
     for (ScaleRule rule : rules) {
       KernelSpec spec;
       spec.op = KernelOp::QuantWeight;
@@ -212,7 +211,7 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
   }
   // MXFP6 E2M3 weights (seed 003), plain and in the W6A16 tiles, for every
   // rotation; seed 003's round_e2m3 recipe is even126 without rotation.
-  for (const Rotation &rotation : rotations)
+  for (const MatrixRotation &rotation : rotations)
     for (WeightLayout wlayout : {WeightLayout::Plain, WeightLayout::W6A16Tile16x128}) {
       KernelSpec spec;
       spec.op = KernelOp::QuantWeight;
