@@ -27,6 +27,8 @@
 namespace {
 
 const char *const kSpecs[] = {
+    "rotate_quant:K=4096,RS=32,rot=hadamard,M=16,scale=even",
+    "rotate_quant:K=4096,RS=32,rot=hadamard_butterfly,M=16,scale=even",
     "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,scale=even",
     "rotate_quant:K=4096,RS=128,rot=learned,M=16,scale=rceil",
     "rotate_quant:K=8192,RS=256,rot=hadamard,M=16,scale=floor",

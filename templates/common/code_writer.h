@@ -32,6 +32,12 @@
 
 namespace mxf {
 
+/// Which 8 channels of a block a lane of group g = lane/16 holds.
+enum class LaneChannels {
+  MfmaTiles,  // 4g..4g+3 and 16+4g..16+4g+3: the MFMA result layout
+  Contiguous, // 8g..8g+7: the butterfly's (and a load's) layout
+};
+
 class CodeWriter : private IrBuilder {
 public:
   /// `codes`: the [rows, K*bits/8] i8 code buffer (a static memref or a
@@ -47,10 +53,24 @@ public:
 
   /// Stores a lane's two pieces (`bytes`: vector<2*piece x i8>) of scale
   /// block `scaleBlock` (index) of the row; `group` is g = lane/16 (index).
-  void storeLaneCodes(Value scaleBlock, Value group, Value bytes) {
+  /// With contiguous channels the two pieces are one run of 2*piece bytes at
+  /// byte 2g*piece of the block.
+  void storeLaneCodes(Value scaleBlock, Value group, Value bytes,
+                      LaneChannels channels = LaneChannels::MfmaTiles) {
     const int64_t half = blockBytes / 2;
     if (layout == WeightLayout::W6A16Tile16x128)
-      return storeW6A16(scaleBlock, group, bytes);
+      return storeW6A16(scaleBlock, group, bytes, channels);
+    if (channels == LaneChannels::Contiguous) {
+      Value inBlock = mulBy(group, 2 * pieceBytes);
+      if (layout == WeightLayout::Plain) {
+        Value base = add(mulBy(scaleBlock, blockBytes), inBlock);
+        mlir::vector::StoreOp::create(b, bytes, q, mlir::ValueRange{row, base});
+        return;
+      }
+      Value base = add(add(rowOffset, mulBy(scaleBlock, 256)), inBlock);
+      mlir::vector::StoreOp::create(b, bytes, flatCodes, mlir::ValueRange{base});
+      return;
+    }
     if (layout == WeightLayout::Plain) {
       Value base = add(mulBy(scaleBlock, blockBytes), mulBy(group, pieceBytes));
       mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), q, mlir::ValueRange{row, base});
@@ -85,23 +105,30 @@ private:
   /// 12+3g..14+3g of the block: the first piece is one store, the second
   /// goes byte by byte, since at g = 1 it crosses byte 16 into the lane's
   /// last 8.
-  void storeW6A16(Value scaleBlock, Value group, Value bytes) {
+  void storeW6A16(Value scaleBlock, Value group, Value bytes, LaneChannels channels) {
     // The block's part of both regions: tile j/4 (1536 bytes), lane 16*(j%4).
     Value tile = mulBy(divBy(scaleBlock, 4), 1536);
     Value laneInTile = remBy(scaleBlock, 4);
     Value firstBase = add(add(rowOffset, tile), mulBy(laneInTile, 16 * 16));
     Value secondBase = add(add(secondRegionRowOffset, tile), mulBy(laneInTile, 16 * 8));
-    Value firstByte = mulBy(group, pieceBytes);
-    mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), flatCodes,
-                                  mlir::ValueRange{add(firstBase, firstByte)});
-    for (int64_t i = 0; i < pieceBytes; ++i) {
-      Value c = add(firstByte, idx(blockBytes / 2 + i));
+    auto storeByte = [&](Value c, int64_t i) {
       Value inFirst = cmp(mlir::arith::CmpIPredicate::ult, c, idx(16));
       Value index = mlir::arith::SelectOp::create(b, inFirst, add(firstBase, c),
                                                   add(secondBase, add(c, idx(-16))));
-      Value byte = mlir::vector::ExtractOp::create(b, bytes, pieceBytes + i);
+      Value byte = mlir::vector::ExtractOp::create(b, bytes, i);
       mlir::memref::StoreOp::create(b, byte, flatCodes, mlir::ValueRange{index});
+    };
+    if (channels == LaneChannels::Contiguous) {
+      // Bytes 6g..6g+5: group 2's run crosses byte 16.
+      for (int64_t i = 0; i < 2 * pieceBytes; ++i)
+        storeByte(add(mulBy(group, 2 * pieceBytes), idx(i)), i);
+      return;
     }
+    Value firstByte = mulBy(group, pieceBytes);
+    mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), flatCodes,
+                                  mlir::ValueRange{add(firstBase, firstByte)});
+    for (int64_t i = 0; i < pieceBytes; ++i)
+      storeByte(add(firstByte, idx(blockBytes / 2 + i)), pieceBytes + i);
   }
 
   WeightLayout layout;

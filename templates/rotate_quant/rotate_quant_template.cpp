@@ -128,6 +128,8 @@ public:
       auto work = [&] {
         if (spec.RS == 0)
           emitPlainUnit(unit);
+        else if (spec.rot == RotationKind::HadamardButterfly)
+          emitButterflyUnit(unit);
         else
           emitRotatedUnit(unit);
       };
@@ -600,6 +602,50 @@ private:
     return cmp(arith::CmpIPredicate::ne, parity, i32(0));
   }
 
+  /// rot=hadamard_butterfly at RS=32: numerics' f32 butterfly (stages h = 1,
+  /// 2, 4, 8, 16, each (a, b) -> (a + b, a - b) rounded, then one multiply by
+  /// f32(1/sqrt(32))) without the matrix cores. Lane l holds token l%16,
+  /// channels 8g..8g+7 of the block (g = l/16, one 16-byte load): stages 1, 2
+  /// and 4 stay in the lane; stage 8 pairs lane groups g and g^1 (lanes 16
+  /// apart), stage 16 groups g and g^2 (32 apart), through the same cross-lane
+  /// swaps the block maximum uses. The lane holding the lower channel keeps
+  /// a + b, the other b' = a - b, where a is its partner's value.
+  void emitButterflyUnit(Value unit) {
+    auto v8f32 = mlir::VectorType::get({8}, b.getF32Type());
+    Value loaded = arith::ExtFOp::create(
+        b, v8f32, loadX8(add(mulBy(unit, 32), mulBy(group, 8))));
+    llvm::SmallVector<Value, 8> v;
+    for (int64_t i = 0; i < 8; ++i)
+      v.push_back(vector::ExtractOp::create(b, loaded, i));
+    for (int h = 1; h < 8; h *= 2)
+      for (int base = 0; base < 8; base += 2 * h)
+        for (int i = base; i < base + h; ++i) {
+          Value a = v[i], c = v[i + h];
+          v[i] = arith::AddFOp::create(b, a, c);
+          v[i + h] = arith::SubFOp::create(b, a, c);
+        }
+    for (int distance : {16, 32}) {
+      // Whether this lane holds the upper channel of each pair of the stage.
+      Value upper = cmp(arith::CmpIPredicate::ne, arith::AndIOp::create(b, group, idx(distance / 16)),
+                        idx(0));
+      for (Value &own : v) {
+        Value partner =
+            mlir::gpu::ShuffleOp::create(b, own, distance, kLanes, mlir::gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        own = arith::SelectOp::create(b, upper, arith::SubFOp::create(b, partner, own),
+                                      arith::AddFOp::create(b, own, partner));
+      }
+    }
+    Value norm = arith::ConstantFloatOp::create(b, b.getF32Type(),
+                                                llvm::APFloat(hadamardNormF32(spec.RS)));
+    for (Value &value : v)
+      value = arith::MulFOp::create(b, value, norm);
+    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
+    Value tile0 = vector::FromElementsOp::create(b, v4f32, llvm::ArrayRef<Value>(v).take_front(4));
+    Value tile1 = vector::FromElementsOp::create(b, v4f32, llvm::ArrayRef<Value>(v).drop_front(4));
+    emitQuantizeBlock(unit, tile0, tile1, LaneChannels::Contiguous);
+  }
+
   /// No rotation: 2 scale blocks of 16 tokens; each lane loads the channels
   /// it would hold in the MFMA result layout, so quantization is shared.
   void emitPlainUnit(Value unit) {
@@ -621,13 +667,16 @@ private:
 
   // --- quantization of one 32-channel block --------------------------------
   /// tile0/tile1: this lane's channels 4g..4g+3 and 16+4g..16+4g+3 of scale
-  /// block `scaleBlock` for token `row`, as vector<4xf32>.
-  void emitQuantizeBlock(Value scaleBlock, Value tile0, Value tile1) {
+  /// block `scaleBlock` for token `row` (the MFMA result layout), or 8g..8g+3
+  /// and 8g+4..8g+7 (`LaneChannels::Contiguous`, the butterfly's), as
+  /// vector<4xf32>.
+  void emitQuantizeBlock(Value scaleBlock, Value tile0, Value tile1,
+                         LaneChannels channels = LaneChannels::MfmaTiles) {
     const QuantizedBlock block = quantizer.quantize(tile0, tile1);
     Value bytes = block.bytes, scaleByte = block.scaleByte;
 
     ifThen(rowValid, [&] {
-      codes->storeLaneCodes(scaleBlock, group, bytes);
+      codes->storeLaneCodes(scaleBlock, group, bytes, channels);
       if (!rowInPadding)
         ifThen(isGroupZero, [&] {
           scales->store(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));

@@ -14,8 +14,12 @@ Status checkRotatingQuantizerSupported(const KernelSpec &spec) {
   // Every K the spec accepts (a multiple of 32 and of RS, up to 65536): a
   // wave's work never grows with K, only the number of waves does.
   // Every format, through the hardware's scaled converts (BlockQuantizer).
-  if (spec.rot == RotationKind::HadamardButterfly)
-    return unsupported("rot=hadamard_butterfly (use rot=hadamard, the MFMA path)");
+  // The f32 butterfly across lanes at RS=32 (one block per wave: 8 channels
+  // a lane, two cross-lane stages). At RS=64 it would need a third
+  // cross-lane stage or 16 channels a lane; the MFMA path serves it.
+  if (spec.rot == RotationKind::HadamardButterfly && spec.RS != 32)
+    return unsupported("rot=hadamard_butterfly at RS=" + std::to_string(spec.RS) +
+                       " (only RS=32; rot=hadamard is the MFMA path for every RS)");
   if (spec.round != Rounding::Rne)
     return unsupported("round=sr");
   return Status::success();

@@ -114,7 +114,7 @@ TEST_F(QuantWeightContract, TheTemplateRefusesWhatItCannotGenerate) {
   };
   EXPECT_NE(refusal("quant_weight:K=65536,N=65552,RS=0").find("65536 x 65536"), std::string::npos);
   EXPECT_TRUE(checkCompilable(parseSpec("quant_weight:K=65536,N=65536,RS=0").value()).ok());
-  EXPECT_NE(refusal("quant_weight:K=256,N=16,RS=32,rot=hadamard_butterfly")
+  EXPECT_NE(refusal("quant_weight:K=256,N=16,RS=64,rot=hadamard_butterfly")
                 .find("quant_weight template does not support rot=hadamard_butterfly"),
             std::string::npos);
   EXPECT_NE(refusal("quant_weight:K=256,N=16,RS=32,rot=hadamard,round=sr").find("round=sr"),

@@ -145,8 +145,27 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
+  // The f32 butterfly at RS=32 (issue 18): every format and scale rule once,
+  // the layout, intermediate and shape rotating.
+  const ScaleRule allRules[] = {ScaleRule::Floor, ScaleRule::Even,       ScaleRule::Rceil,
+                                ScaleRule::Ceil,  ScaleRule::RceilRecip, ScaleRule::Even126};
+  for (ElemFormat format : kAllElemFormats)
+    for (int variant = 0; variant < 2; ++variant) {
+      KernelSpec spec;
+      spec.K = shapes[turn % std::size(shapes)].first;
+      spec.M = shapes[turn % std::size(shapes)].second;
+      spec.RS = 32;
+      spec.rot = RotationKind::HadamardButterfly;
+      spec.fmt = format;
+      spec.scale = allRules[turn % std::size(allRules)];
+      spec.layout = variant ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++turn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 + 26 fp8 = 416
+  // + 26 fp6 + 26 fp8 + 10 butterfly = 426
   return specs;
 }
 
@@ -230,7 +249,28 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
-  // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts = 108
+  // The f32 butterfly at RS=32 in every weight layout.
+  for (WeightLayout wlayout : {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
+                               WeightLayout::W6A16Tile16x128})
+    for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle}) {
+      KernelSpec spec;
+      spec.op = KernelOp::QuantWeight;
+      auto [n, k] = shapes[next % std::size(shapes)];
+      spec.N = n;
+      spec.K = (k + 127) / 128 * 128;
+      spec.RS = 32;
+      spec.rot = RotationKind::HadamardButterfly;
+      spec.fmt = wlayout == WeightLayout::W6A16Tile16x128 ? ElemFormat::E2M3 : ElemFormat::E2M1;
+      spec.scale = rules[next % std::size(rules)];
+      spec.wlayout = wlayout;
+      spec.layout = layout;
+      spec.inter = next % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      ++next;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts
+  // + 6 butterfly = 114
   return specs;
 }
 

@@ -3,7 +3,7 @@
 
 func.func @butterfly(%x: memref<1x4096xbf16>, %q: memref<1x2048xi8>, %s: memref<1x128xi8>, %m: i32) {
   // expected-error @below {{does not support rot=hadamard_butterfly}}
-  mxf.rotate_quant <K = 4096, RS = 32, rot = hadamard_butterfly, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%x : memref<1x4096xbf16>) q(%q : memref<1x2048xi8>) s(%s : memref<1x128xi8>) rows(%m)
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard_butterfly, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%x : memref<1x4096xbf16>) q(%q : memref<1x2048xi8>) s(%s : memref<1x128xi8>) rows(%m)
   return
 }
 
