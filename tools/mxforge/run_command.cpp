@@ -10,6 +10,8 @@
 
 #include "tools/mxforge/commands.h"
 
+#include "abi/operands.h"
+
 #include "tools/mxforge/array_outputs.h"
 
 #include "runtime/device_factory.h"
@@ -34,7 +36,8 @@ cl::SubCommand runCommand("run", "Compile a spec and run its kernel on a device 
 cl::opt<std::string> specFlag("spec", cl::sub(runCommand), cl::value_desc("SPEC"),
                               cl::desc("Kernel spec (required)"), cl::cat(mxforgeCategory()));
 cl::opt<std::string> mFlag("M", cl::sub(runCommand), cl::value_desc("m"),
-                           cl::desc("Rows to run, 1..the spec's M bucket (default: the bucket)"),
+                           cl::desc("Rows to run, 1..the spec's M bucket (default: the bucket; "
+                                    "quant_weight: its N)"),
                            cl::cat(mxforgeCategory()));
 cl::opt<std::string> deviceFlag("device", cl::sub(runCommand), cl::value_desc("emu|hip"),
                                 cl::desc("Where to run: the gfx950 emulator (default) or a HIP "
@@ -87,7 +90,9 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   Result<KernelSpec> spec = parseSpec(specFlag);
   if (!spec.ok())
     return reportError(err, "invalid spec: " + spec.error());
-  int m = spec.value().M;
+  // The bucket, or N for quant_weight (which always runs its N rows; a
+  // --M other than N is refused by the launch, naming the rule).
+  int m = int(maxLaunchRows(spec.value()));
   if (mFlag.getNumOccurrences()) {
     Result<int> parsed = parseIntFlag("M", mFlag);
     if (!parsed.ok())
