@@ -143,7 +143,8 @@ public:
   /// a bundle already holds; when there is none and a JIT may run, the
   /// smallest legal bucket >= m is compiled. m < 1, m above the largest
   /// bucket (256), or no bucket in strict mode are errors naming the family
-  /// and the buckets there are.
+  /// and the buckets there are. An op without buckets (quant_weight) has
+  /// one kernel, for m = N only (checkLaunchRows).
   Result<KernelHandle> forRows(const KernelSpec &family, int m);
 
   /// The buckets of `family` available without compiling, ascending.

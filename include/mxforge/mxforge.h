@@ -144,7 +144,9 @@ typedef struct mxf_kernel mxf_kernel;
 
 /* The kernel for `spec`'s family (the spec's M is ignored) and an actual
  * row count `m`: the smallest loaded or compiled M bucket >= m (compiled on
- * demand unless strict). Loaded on the context's device. */
+ * demand unless strict). quant_weight has no buckets: its one kernel, for
+ * m = N only (any other m is an error naming the rule). Loaded on the
+ * context's device. */
 MXF_API mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
                                    const mxf_kernel **kernel);
 
@@ -152,7 +154,8 @@ typedef struct mxf_kernel_info {
   const char *spec;    /* canonical spec, with the bucket's M */
   const char *name;    /* kernel symbol */
   const char *origin;  /* "bundle", "cache" or "jit" */
-  int bucket;          /* the M bucket: launches take 1 <= m <= bucket */
+  int bucket;          /* the M bucket: launches take 1 <= m <= bucket
+                          (quant_weight: N, and launches take m = N) */
   uint32_t vgprs, sgprs, lds_bytes, scratch_bytes;
   size_t operand_count;
 } mxf_kernel_info;
