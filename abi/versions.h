@@ -17,9 +17,9 @@ namespace mxf {
 /// it whenever any of these change.
 ///   1: bucket-sized buffers, grid from the templates' tiling at launch.
 ///   2: real m and row strides as arguments; geometry recorded with the code.
-/// Ops without a template (rotate_quant_moe, rotate_quant_gemm) are in no
-/// artifact, so their operand tables may change without a bump: a reader
-/// can only misread arguments of kernels that were compiled.
+/// Ops without a template (rotate_quant_gemm) are in no artifact, so their
+/// operand tables may change without a bump: a reader can only misread
+/// arguments of kernels that were compiled.
 constexpr int kKernelAbiVersion = 2;
 
 /// Part of every cache key (compiler/cache/cache_key.h): a cached code object

@@ -127,7 +127,8 @@ const uint16_t *rotationOf(const NpyArrays &inputs) {
 }
 
 Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArrays &inputs,
-             bool routingGiven, uint64_t seed, NpyArrays &outputs) {
+             bool routingGiven, uint64_t seed, NpyArrays &outputs,
+             std::map<std::string, size_t> &bytesWritten) {
   const RotateQuantProblem problem = rotateQuantProblem(spec, seed);
   const uint16_t *r = rotationOf(inputs);
   const char *op = kernelOpName(spec.op);
@@ -162,6 +163,7 @@ Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArr
     if (!moe.ok())
       return routingGiven ? Status::failure("input topk_ids: " + moe.error()) : failed(moe.error());
     MoeQuantized &out = moe.value();
+    bytesWritten["s"] = out.scaleBytesWritten;
     Status s = addOutput(sig, "q", std::move(out.quantized.codes), outputs);
     if (s.ok())
       s = addOutput(sig, "s", std::move(out.quantized.scales), outputs);
@@ -242,7 +244,8 @@ Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays
     run.inputs.emplace(input.name, generateInput(spec, input, seed));
   }
   if (Status s =
-          runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed, run.outputs);
+          runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed, run.outputs,
+                run.bytesWritten);
       !s.ok())
     return s;
   return run;

@@ -28,6 +28,11 @@ struct ReferenceRun {
   NpyArrays inputs;  // every input the op read: the given ones and the generated ones
   NpyArrays outputs; // every output of the op
   std::vector<std::string> generated; // names of the generated inputs, in table order
+  /// Outputs a kernel writes only a prefix of, by name: the prefix's bytes
+  /// (rotate_quant_moe's s: the scale rows of the valid sorted entries). The
+  /// bytes after it are never written; the reference holds the padding byte
+  /// there.
+  std::map<std::string, size_t> bytesWritten;
 };
 
 /// Largest total size of a run's arrays (inputs, outputs and a generated

@@ -153,12 +153,18 @@ Status checkDescriptorSupported(const KernelProgram &program) {
   return Status::success();
 }
 
+/// What every byte of a workgroup's LDS holds before its first wave runs.
+constexpr uint8_t kLdsPoison = 0xE7;
+
 Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &id,
                     WaveStats &stats) {
   const KernelProgram &program = *setup.program;
   Workgroup group;
   group.id = id;
-  group.lds.assign(setup.ldsBytes, 0);
+  // LDS starts as garbage on the hardware (a previous workgroup's data): a
+  // poison pattern, so that a kernel reading LDS it did not write shows
+  // it in its outputs instead of reading convenient zeros.
+  group.lds.assign(setup.ldsBytes, kLdsPoison);
   const unsigned total = workitemsIn(setup.workgroup);
   const unsigned numWaves = (total + kWaveSize - 1) / kWaveSize;
   std::vector<Wave> waves(numWaves);

@@ -88,8 +88,43 @@ template <unsigned Bytes> S dsWrite(Wave &w, const Instruction &in) {
   return S::success();
 }
 
-/// ds_read2_b32/b64: two reads at offset0 and offset1 (in units of the size).
-template <unsigned Bytes> S dsRead2(Wave &w, const Instruction &in) {
+/// ds_add_u32 / ds_add_rtn_u32: LDS[addr] += data, lane by lane in lane
+/// order (the hardware serialises a wave's atomics to one address; the sum is
+/// the same in any order, which is why the MoE sorter may count with them).
+/// The returning form gives each lane the value before its own addition.
+template <bool Returns> S dsAddU32(Wave &w, const Instruction &in) {
+  const uint32_t *vaddr = w.lanes(in.src(0));
+  const uint32_t *data = w.lanes(in.src(1));
+  const uint32_t offset = uint32_t(in.imms[0]) & 0xffff;
+  const uint64_t exec = w.exec();
+  Lanes32 before{};
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!laneActive(exec, l))
+      continue;
+    const uint64_t address = uint64_t(vaddr[l]) + offset;
+    if (address % 4 != 0)
+      return S::failure("lane " + std::to_string(l) + ": LDS address " + hex(address) +
+                        " of ds_add_u32 is not 4-byte aligned");
+    uint8_t *p = ldsAt(w, address, 4);
+    if (!p)
+      return ldsMiss(w, l, address, 4);
+    uint32_t value;
+    std::memcpy(&value, p, 4);
+    before[l] = value;
+    value += data[l];
+    std::memcpy(p, &value, 4);
+  }
+  if (Returns)
+    writeLanes32(w, in.dst(), before, exec);
+  const uint64_t bytes = 4ull * __builtin_popcountll(exec);
+  w.stats.ldsBytesRead += bytes;
+  w.stats.ldsBytesWritten += bytes;
+  return S::success();
+}
+
+/// ds_read2_b32/b64: two reads at offset0 and offset1 (in units of the size;
+/// the st64 forms in units of 64 times the size).
+template <unsigned Bytes, unsigned Unit = Bytes> S dsRead2(Wave &w, const Instruction &in) {
   const uint32_t *vaddr = w.lanes(in.src(0));
   const uint32_t offsets[2] = {uint32_t(in.imms[0]) & 0xff, uint32_t(in.imms[1]) & 0xff};
   const uint64_t exec = w.exec();
@@ -97,8 +132,11 @@ template <unsigned Bytes> S dsRead2(Wave &w, const Instruction &in) {
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
       continue;
+    // The destination may overlap the address register (ds_read2_b32 v[6:7],
+    // v6): the first result must not move the second address.
+    const uint64_t base = vaddr[l];
     for (unsigned k = 0; k < 2; ++k) {
-      const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Bytes;
+      const uint64_t address = base + offsets[k] * Unit;
       const uint8_t *p = ldsAt(w, address, Bytes);
       if (!p)
         return ldsMiss(w, l, address, Bytes);
@@ -113,7 +151,7 @@ template <unsigned Bytes> S dsRead2(Wave &w, const Instruction &in) {
   return S::success();
 }
 
-template <unsigned Bytes> S dsWrite2(Wave &w, const Instruction &in) {
+template <unsigned Bytes, unsigned Unit = Bytes> S dsWrite2(Wave &w, const Instruction &in) {
   const uint32_t *vaddr = w.lanes(in.src(0));
   const uint32_t offsets[2] = {uint32_t(in.imms[0]) & 0xff, uint32_t(in.imms[1]) & 0xff};
   const uint64_t exec = w.exec();
@@ -121,7 +159,7 @@ template <unsigned Bytes> S dsWrite2(Wave &w, const Instruction &in) {
     if (!laneActive(exec, l))
       continue;
     for (unsigned k = 0; k < 2; ++k) {
-      const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Bytes;
+      const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Unit;
       uint8_t *p = ldsAt(w, address, Bytes);
       if (!p)
         return ldsMiss(w, l, address, Bytes);
@@ -228,8 +266,14 @@ void registerLds(OpRegistry &r) {
   r.add("ds_read2_b64", dsRead2<8>);
   r.add("ds_write2_b32", dsWrite2<4>);
   r.add("ds_write2_b64", dsWrite2<8>);
+  r.add("ds_read2st64_b32", dsRead2<4, 4 * 64>);
+  r.add("ds_read2st64_b64", dsRead2<8, 8 * 64>);
+  r.add("ds_write2st64_b32", dsWrite2<4, 4 * 64>);
+  r.add("ds_write2st64_b64", dsWrite2<8, 8 * 64>);
   r.add("ds_read_b64_tr_b16", dsReadTr<16>);
   r.add("ds_read_b64_tr_b8", dsReadTr<8>);
+  r.add("ds_add_u32", dsAddU32<false>);
+  r.add("ds_add_rtn_u32", dsAddU32<true>);
   r.add("ds_bpermute_b32", dsBpermute);
   r.add("ds_permute_b32", dsPermute);
 }

@@ -4,6 +4,7 @@
 
 #include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/rules.h"
+#include "templates/rotate_quant_moe/rules.h"
 
 namespace mxf {
 
@@ -13,6 +14,7 @@ const std::vector<FamilyRules> &familyRules() {
   static const std::vector<FamilyRules> rules = {
       rotateQuantRules(),
       quantWeightRules(),
+      rotateQuantMoeRules(),
   };
   return rules;
 }

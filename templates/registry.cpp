@@ -4,6 +4,7 @@
 
 #include "templates/quant_weight/family.h"
 #include "templates/rotate_quant/family.h"
+#include "templates/rotate_quant_moe/family.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -16,6 +17,7 @@ llvm::ArrayRef<TemplateFamily> templateFamilies() {
   static const TemplateFamily families[] = {
       rotateQuantFamily(),
       quantWeightFamily(),
+      rotateQuantMoeFamily(),
   };
   // Every family has its rules in familyRules() and a builder here, in the
   // same order: one list of ops, checked once.

@@ -31,6 +31,8 @@
 #include "templates/common/scale_writer.h"
 #include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/tiling.h"
+#include "templates/rotate_quant_moe/moe_sort_emitter.h"
+#include "templates/rotate_quant_moe/rules.h"
 
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
@@ -75,10 +77,14 @@ public:
     m = args.get("m"); // null for quant_weight, whose row count is N
     if (tiling.ldsBytes > 0)
       lds = func.getWorkgroupAttributions().front();
+    if (tiling.sortLdsBytes > 0)
+      sortLds = func.getWorkgroupAttributions().back();
   }
 
   void emitBody() {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
+    if (spec.op == KernelOp::RotateQuantMoe)
+      return emitMoeBody(tid);
     lane = remBy(tid, kLanes);
     wave = divBy(tid, kLanes);
     group = divBy(lane, kTileRows); // g = lane / 16
@@ -188,6 +194,107 @@ public:
       for (int blk = 0; blk < blocks; ++blk)
         scales->store(add(mulBy(unit, blocks), idx(blk)), pad);
     });
+  }
+
+  /// rotate_quant_moe (docs/templates.md): the sort first, by every thread
+  /// (moe_sort_emitter.h), then the rotating quantizer over the tile's 16
+  /// tokens (stage 1) or its 16 * topk routed rows, 16 at a time (stage 2),
+  /// with each scale byte scattered to the sorted rows of its input row.
+  void emitMoeBody(Value tid) {
+    lane = remBy(tid, kLanes);
+    wave = divBy(tid, kLanes);
+    group = divBy(lane, kTileRows);
+    hadamard.emplace(b, lane, group, spec.RS);
+    tokenInTile = remBy(lane, kTileRows);
+    Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
+                           tiling.wavesPerWorkgroup),
+                     wave);
+    rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
+    mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
+    const int gridX =
+        (tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup;
+    sorter.emplace(b, spec, args, sortLds, tiling.workgroupSize(), gridX);
+    sorter->emitSort(tid, rowTile, mIndex);
+    isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
+    Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
+    auto strideOf = [&](const char *name) {
+      return arith::IndexCastOp::create(b, b.getIndexType(), args.get(name));
+    };
+    if (spec.stage != 2) {
+      x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
+      q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
+      selectRows(add(mulBy(rowTile, kTileRows), tokenInTile), mIndex);
+      return emitMoeTile(unit, unitValid, tid, /*rotationStaged=*/false);
+    }
+    // Stage 2: x [m, topk, K] and q [m, topk, packed] as m*topk dense rows;
+    // the tile's rows are its tokens' (token, slot) rows, 16 per pass.
+    llvm::SmallVector<mlir::ReassociationIndices, 2> rowsAndChannels{{0, 1}, {2}};
+    x = mlir::memref::CollapseShapeOp::create(b, args.get("x"), rowsAndChannels);
+    q = mlir::memref::CollapseShapeOp::create(b, args.get("q"), rowsAndChannels);
+    Value routedRows = mulBy(mIndex, spec.topk);
+    // A whole learned R is staged once for all passes.
+    const bool stageOnce = tiling.stagesRotationInLds && tiling.rotationSliceColumns == 0;
+    if (stageOnce)
+      emitStageRotation(tid);
+    auto passes = mlir::scf::ForOp::create(b, idx(0), idx(spec.topk), idx(1));
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(passes.getBody());
+    subTile = passes.getInductionVar();
+    selectRows(add(mulBy(rowTile, int64_t(kTileRows) * spec.topk),
+                   add(mulBy(subTile, kTileRows), tokenInTile)),
+               routedRows);
+    emitMoeTile(unit, unitValid, tid, stageOnce);
+  }
+
+  /// The rows this lane quantizes next: `first` (index), valid below `rows`.
+  void selectRows(Value first, Value rows) {
+    row = first;
+    rowValid = cmp(arith::CmpIPredicate::ult, row, rows);
+    loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, rows, idx(1)));
+    codes.emplace(b, spec.fmt, WeightLayout::Plain, q, row);
+  }
+
+  /// One 16-row tile of the MoE kernel, as emitBody's work (barriers of a
+  /// staged R included, so every wave runs this).
+  void emitMoeTile(Value unit, Value unitValid, Value tid, bool rotationStaged) {
+    if (!tiling.stagesRotationInLds)
+      return ifThen(unitValid, [&] {
+        if (spec.RS == 0)
+          emitPlainUnit(unit);
+        else if (spec.rot == RotationKind::HadamardButterfly)
+          emitButterflyUnit(unit);
+        else
+          emitRotatedUnit(unit);
+      });
+    if (tiling.rotationSliceColumns > 0)
+      return emitSlicedRotatedUnit(unit, unitValid, tid);
+    if (!rotationStaged)
+      emitStageRotation(tid);
+    ifThen(unitValid, [&] { emitRotatedUnit(unit); });
+  }
+
+  /// The scale byte (i8) of block `scaleBlock` of this lane's row, to every
+  /// sorted row that names it. Stage 1: a token has topk sorted rows (fewer
+  /// when an expert is masked); its four lanes share the byte and take
+  /// slots g, g + 4, ... Stage 2: the row is one (token, slot) and has at
+  /// most one sorted row, stored by lane group 0.
+  void emitMoeScaleScatter(Value scaleBlock, Value byte) {
+    if (spec.stage == 2) {
+      auto [sortedRow, has] = sorter->sortedRowOf(add(mulBy(subTile, kTileRows), tokenInTile));
+      ifThen(arith::AndIOp::create(b, isGroupZero, has),
+             [&] { sorter->storeScale(sortedRow, scaleBlock, byte); });
+      return;
+    }
+    const int64_t lastEntry = int64_t(kTileRows) * spec.topk - 1;
+    for (int64_t first = 0; first < spec.topk; first += 4) {
+      Value slot = add(group, idx(first));
+      Value entry = arith::MinUIOp::create(b, add(mulBy(tokenInTile, spec.topk), slot),
+                                           idx(lastEntry));
+      auto [sortedRow, has] = sorter->sortedRowOf(entry);
+      if (first + 3 >= spec.topk) // some lane groups have no slot here
+        has = arith::AndIOp::create(b, has, cmp(arith::CmpIPredicate::ult, slot, idx(spec.topk)));
+      ifThen(has, [&] { sorter->storeScale(sortedRow, scaleBlock, byte); });
+    }
   }
 
 private:
@@ -674,6 +781,11 @@ private:
                          LaneChannels channels = LaneChannels::MfmaTiles) {
     const QuantizedBlock block = quantizer.quantize(tile0, tile1);
     Value bytes = block.bytes, scaleByte = block.scaleByte;
+    if (sorter) {
+      ifThen(rowValid, [&] { codes->storeLaneCodes(scaleBlock, group, bytes, channels); });
+      emitMoeScaleScatter(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
+      return;
+    }
 
     ifThen(rowValid, [&] {
       codes->storeLaneCodes(scaleBlock, group, bytes, channels);
@@ -702,7 +814,9 @@ private:
   std::optional<HadamardOperands> hadamard; // once the lane is known
   std::optional<ScaleWriter> scales;        // once the row is known
   std::optional<CodeWriter> codes;          // once the row is known
-  Value x, r, q, s, m, lds;
+  std::optional<MoeSortEmitter> sorter;     // rotate_quant_moe only
+  Value x, r, q, s, m, lds, sortLds;
+  Value tokenInTile, subTile; // rotate_quant_moe: l%16, and stage 2's pass
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
 };
 
@@ -732,6 +846,11 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
     workgroupBuffers.push_back(mlir::MemRefType::get(
         {int64_t(tiling.ldsBytes / 2)}, b.getBF16Type(), mlir::AffineMap(),
         mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup)));
+  // The MoE sorter's arrays (sort_lds.h), i32.
+  if (tiling.sortLdsBytes > 0)
+    workgroupBuffers.push_back(mlir::MemRefType::get(
+        {int64_t(tiling.sortLdsBytes / 4)}, b.getI32Type(), mlir::AffineMap(),
+        mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup)));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -754,11 +873,17 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   const bool tightRegisterBudget =
       (spec.RS >= 256 && (spec.rot == RotationKind::Hadamard || spec.rot == RotationKind::Learned)) ||
       tiling.transposesInWaveLds;
+  // The MoE kernel's scatter (a sorted row per slot) and its sorter's
+  // pointers cost these kernels 2-8 more VGPRs and a few SGPRs: held to 64
+  // they spill (RS=256, and the per-block R through each wave's LDS), so
+  // they are asked for 7 waves (72 VGPRs, 102 SGPRs), 6 (80) at RS=256,
+  // where stage 2's pass loop spilled 20 bytes at 72 (docs/templates.md).
+  const bool moe = spec.op == KernelOp::RotateQuantMoe;
   if (tightRegisterBudget)
     func->setAttr("rocdl.waves_per_eu",
-                  b.getI32IntegerAttr(formatInfo(spec.fmt).bits != 6 ? 8
-                                      : spec.RS >= 256             ? 6
-                                                                   : 7));
+                  b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6 ? (spec.RS >= 256 ? 6 : 7)
+                                      : moe                          ? (spec.RS >= 256 ? 6 : 7)
+                                                                     : 8));
   b.setInsertionPointToStart(&func.getBody().front());
   RotateQuantEmitter(b, spec, tiling, func).emitBody();
   mlir::gpu::ReturnOp::create(b);
@@ -769,6 +894,13 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
 Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
                               llvm::StringRef kernelName) {
   if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
+    return supported;
+  return buildKernel(module, spec, kernelName);
+}
+
+Status buildRotateQuantMoeKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                                 llvm::StringRef kernelName) {
+  if (Status supported = checkRotateQuantMoeSupported(spec); !supported.ok())
     return supported;
   return buildKernel(module, spec, kernelName);
 }

@@ -2,6 +2,8 @@
 
 #include "templates/rotate_quant/tiling.h"
 
+#include "templates/rotate_quant_moe/sort_lds.h"
+
 #include <string>
 
 namespace mxf {
@@ -46,7 +48,9 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   // A K that is an odd number of 32-channel blocks takes one block per wave.
   tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : spec.K % 64 == 0 ? 64 : 32;
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
-  tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle;
+  // The MoE kernel's sorter writes the padding of its sorted scales itself.
+  tiling.fillsScalePadding =
+      spec.layout == ScaleLayout::A4W4Shuffle && spec.op != KernelOp::RotateQuantMoe;
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
   // by the workgroup. Up to RS=128 (32 KiB) all of it, once; with 8 waves
   // per workgroup at RS=128, four workgroups (8 waves per SIMD) still fit in
@@ -77,6 +81,8 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
     tiling.transposesInWaveLds = true;
     tiling.ldsBytes = tiling.wavesPerWorkgroup * 32 * 32 * 2;
   }
+  if (spec.op == KernelOp::RotateQuantMoe)
+    tiling.sortLdsBytes = int(moeSortLds(spec, tiling.workgroupSize()).bytes());
   return tiling;
 }
 

@@ -34,6 +34,9 @@ struct KernelTiling {
   /// reads it back transposed (no sharing, no barriers).
   bool transposesInWaveLds = false;
   int ldsBytes = 0;
+  /// rotate_quant_moe: the sorter's own LDS buffer (sort_lds.h), beside the
+  /// rotation's ldsBytes.
+  int sortLdsBytes = 0;
   /// Rows the kernel must visit for an actual M: M itself, or the a4w4
   /// shuffle's padding (pad256(M)) whose scale bytes the kernel fills.
   bool fillsScalePadding = false;

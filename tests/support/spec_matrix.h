@@ -274,6 +274,90 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
   return specs;
 }
 
+
+/// rotate_quant_moe (issue 12): every rotation (the butterfly too) x all six
+/// scale rules, each in both scale layouts, over the routing shapes of
+/// the issue: E in {8, 128, 256, 513}, topk in {1, 2, 8, 10}, block in
+/// {16, 32, 64, 128}, K in {512, 2048, 4096, 7168}, cycled at co-prime
+/// strides so that the combinations spread; every 4th spec is stage 2 and
+/// every 5th sorts with an expert mask; the intermediate alternates. Then
+/// the other formats, and AITER's own configurations. m and the routing are
+/// drawn per run (tests/e2e/test_rotate_quant_moe_matrix.cpp).
+inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
+  const int experts[] = {8, 128, 256, 513};
+  const int topks[] = {1, 2, 8, 10};
+  const int blocks[] = {16, 32, 128, 64};
+  const int ks[] = {512, 2048, 4096, 7168};
+  const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even,       ScaleRule::Rceil,
+                             ScaleRule::Ceil,  ScaleRule::RceilRecip, ScaleRule::Even126};
+  std::vector<MatrixRotation> rotations = matrixRotations();
+  rotations.push_back({32, RotationKind::HadamardButterfly});
+  std::vector<KernelSpec> specs;
+  size_t next = 0;
+  auto shaped = [&](KernelSpec spec) {
+    spec.op = KernelOp::RotateQuantMoe;
+    spec.M = 256;
+    spec.E = experts[next % 4];
+    spec.topk = topks[(next / 4) % 4];
+    if (spec.topk > spec.E)
+      spec.E = 128;
+    spec.block = blocks[(next / 3) % 4];
+    spec.K = ks[(next / 5) % 4];
+    spec.stage = next % 4 == 3 ? 2 : 1;
+    spec.emask = next % 5 == 2 ? 1 : 0;
+    spec.inter = (next / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+    ++next;
+    assert(validateSpec(spec).ok());
+    return spec;
+  };
+  for (const MatrixRotation &rotation : rotations)
+    for (ScaleRule rule : rules)
+      for (ScaleLayout layout : {ScaleLayout::A4W4Shuffle, ScaleLayout::Plain}) {
+        KernelSpec spec;
+        spec.RS = rotation.rs;
+        spec.rot = rotation.kind;
+        spec.scale = rule;
+        spec.layout = layout;
+        specs.push_back(shaped(spec));
+      }
+  // MXFP8 and MXFP6 codes: every rotation size once per format.
+  for (ElemFormat format : {ElemFormat::E4M3, ElemFormat::E5M2, ElemFormat::E2M3, ElemFormat::E3M2})
+    for (int rs : {0, 32, 128}) {
+      KernelSpec spec;
+      spec.fmt = format;
+      spec.RS = rs;
+      spec.rot = rs == 0 ? RotationKind::None : RotationKind::Hadamard;
+      spec.scale = rules[next % std::size(rules)];
+      spec.layout = next % 2 ? ScaleLayout::Plain : ScaleLayout::A4W4Shuffle;
+      specs.push_back(shaped(spec));
+    }
+  // The configurations the engines run: DeepSeek-V3 (K=7168, E=256, top-8)
+  // and Qwen3-30B-A3B (K=2048, E=128, top-8) with AITER's RCEIL and shuffled
+  // scales, both stages, and a 512-routed + 1 shared expert top-10 router.
+  const struct {
+    int k, e, topk, block, stage;
+  } engines[] = {{7168, 256, 8, 32, 1}, {7168, 256, 8, 32, 2}, {2048, 128, 8, 32, 1},
+                 {2048, 128, 8, 32, 2}, {4096, 513, 10, 16, 1}, {4096, 513, 10, 128, 2}};
+  for (const auto &[k, e, topk, block, stage] : engines) {
+    KernelSpec spec;
+    spec.op = KernelOp::RotateQuantMoe;
+    spec.M = 256;
+    spec.K = k;
+    spec.E = e;
+    spec.topk = topk;
+    spec.block = block;
+    spec.stage = stage;
+    spec.RS = 128;
+    spec.rot = RotationKind::Hadamard;
+    spec.scale = ScaleRule::Rceil;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
+  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 6 engine specs = 186
+  return specs;
+}
+
 } // namespace mxf::testing
 
 #endif // MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H

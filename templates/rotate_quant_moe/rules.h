@@ -1,0 +1,30 @@
+//===- rules.h - rotate_quant_moe's family rules (plain C++) ------*- C++ -*-===//
+//
+// The MoE front end: rotate_quant's rotating quantizer plus AITER's token
+// sort, with the scales scattered to the sorted rows, in one launch
+// (docs/templates.md, "rotate_quant_moe").
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_RULES_H
+#define MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_RULES_H
+
+#include "templates/family_rules.h"
+
+namespace mxf {
+
+/// LDS one workgroup may use (rotation staging plus the sorter): the 64 KiB
+/// HIP grants a workgroup without an opt-in.
+constexpr int64_t kMaxMoeWorkgroupLds = 64 * 1024;
+
+/// Whether the rotate_quant_moe template can generate `spec`; one line
+/// naming the key otherwise.
+Status checkRotateQuantMoeSupported(const KernelSpec &spec);
+
+/// rotate_quant_moe's rules. The code does not depend on M (m is an
+/// argument, every workgroup sorts what the launch gives it), so every M
+/// shares one class, M = kLargestMBucket.
+FamilyRules rotateQuantMoeRules();
+
+} // namespace mxf
+
+#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_RULES_H

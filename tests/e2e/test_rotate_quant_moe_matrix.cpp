@@ -1,0 +1,98 @@
+//===- test_rotate_quant_moe_matrix.cpp - The MoE kernel, emulated ---------===//
+//
+// One test per spec of rotateQuantMoeSpecMatrix(): compile in process, draw
+// a routing (the kind rotates with the seed: uniform, skewed, same experts,
+// one token, m*topk > E*block, duplicate slots) and m, launch on the emu
+// device with every output poisoned and every buffer exactly sized, and
+// compare every byte of q, s, sorted_ids, sorted_weights,
+// sorted_expert_ids and num_valid_ids with numerics' rotateQuantMoe (bytes
+// the kernel must not write still poison). Then the same launch with the
+// workgroups dispatched in reverse and in a shuffled order and other
+// poisons: the bytes must repeat.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tests/e2e/moe_case.h"
+#include "tests/support/spec_matrix.h"
+#include "tests/unit/test_seed.h"
+
+#include "compiler/compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace mxf::e2e {
+namespace {
+
+const std::vector<KernelSpec> &matrix() {
+  static const std::vector<KernelSpec> specs = testing::rotateQuantMoeSpecMatrix();
+  return specs;
+}
+
+class RotateQuantMoeMatrix : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(RotateQuantMoeMatrix, MatchesReferenceInEveryWorkgroupOrder) {
+  const size_t index = GetParam();
+  const KernelSpec &spec = matrix()[index];
+  const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string testName = std::string(info->test_suite_name()) + "." + info->name();
+  const uint64_t seed = testing::testSeed(testName.c_str());
+  std::printf("[ spec     ] %s\n", printSpec(spec).c_str());
+
+  Result<CodeObject> code = compileSpec(spec, CompileOptions());
+  ASSERT_TRUE(code.ok()) << printSpec(spec) << ": " << code.error();
+  EXPECT_EQ(code.value().kernel.scratchBytes, 0u) << printSpec(spec);
+
+  std::mt19937_64 rng(seed ^ (index * 0x9E3779B97F4A7C15ull));
+  const auto routing = MoeRouting((seed + index) % kNumMoeRoutings);
+  const MoeInputs inputs = drawMoeInputs(spec, routing, rng);
+  Result<MoeQuantized> expected = moeReference(spec, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error();
+  std::printf("[ routing  ] %s, m=%d (%d pairs, %d valid sorted rows of %zu), x stride %lld, "
+              "q stride %lld\n",
+              moeRoutingName(inputs.routing), inputs.m, inputs.m * spec.topk,
+              expected.value().sorting.numValid(), expected.value().sorting.sortedIds.size(),
+              (long long)inputs.xStride, (long long)inputs.qStride);
+
+  struct Order {
+    emu::WorkgroupOrder order;
+    const char *name;
+    uint8_t poison;
+  };
+  const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
+                          {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
+                          {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
+  for (const Order &order : orders) {
+    Result<MoeRun> run = launchMoe(code.value(), spec, inputs, order.order, seed, order.poison);
+    ASSERT_TRUE(run.ok()) << printSpec(spec) << " (" << order.name << "): " << run.error();
+    std::printf("[ %-8s ] grid (%u, %u), %.0f ms emulated\n", order.name,
+                run.value().launch.grid.x, run.value().launch.grid.y, run.value().ms);
+    // Every written byte equals the reference in every order, and every
+    // other byte keeps this order's poison: together, the same bytes.
+    const std::string mismatches =
+        compareMoe(spec, inputs, expected.value(), run.value().launch, order.poison);
+    EXPECT_TRUE(mismatches.empty()) << printSpec(spec) << ", " << moeRoutingName(inputs.routing)
+                                    << " m=" << inputs.m << ", workgroups " << order.name
+                                    << ", seed " << seed << mismatches;
+  }
+}
+
+std::string specTestName(const ::testing::TestParamInfo<size_t> &info) {
+  std::string name = kernelName(matrix()[info.param]);
+  const std::string prefix = "mxf_rotate_quant_moe_", suffix = "_gfx950";
+  if (name.rfind(prefix, 0) == 0)
+    name = name.substr(prefix.size());
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  char index[8];
+  std::snprintf(index, sizeof index, "%03zu_", info.param);
+  return index + name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Spec, RotateQuantMoeMatrix, ::testing::Range<size_t>(0, matrix().size()),
+                         specTestName);
+
+} // namespace
+} // namespace mxf::e2e
