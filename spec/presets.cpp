@@ -4,7 +4,11 @@
 // = heads x head_dim, MLP intermediate size):
 //   Qwen3-8B:      hidden 4096, 32 x 128 = 4096, intermediate 12288
 //   Qwen3-32B:     hidden 5120, 64 x 128 = 8192, intermediate 25600
-//   Qwen3-30B-A3B: hidden 2048, 32 x 128 = 4096, experts' intermediate 768
+//   Qwen3-30B-A3B: hidden 2048, 32 x 128 = 4096, experts' intermediate 768,
+//                  128 experts, top-8
+//   DeepSeek-V3:   hidden 7168, q_lora 1536, kv_lora 512, 128 x 128 = 16384
+//                  (o_proj), dense intermediate 18432 (first 3 layers),
+//                  experts' intermediate 2048, 256 routed experts, top-8
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +37,36 @@ std::vector<KernelSpec> denseRotateQuantSet(const std::vector<int> &widths) {
   return specs;
 }
 
+/// The MoE front ends of an expert layer: stage 1 quantizes the tokens (K =
+/// hidden) into the sorted order of the up/gate GEMM, stage 2 the routed
+/// rows of the down GEMM's input (K = the experts' intermediate size).
+/// AITER's MoE path: RCEIL scales, shuffled, block 32.
+std::vector<KernelSpec> moeSet(int hidden, int intermediate, int experts, int topk) {
+  std::vector<KernelSpec> specs;
+  for (auto [k, stage] : {std::pair{hidden, 1}, std::pair{intermediate, 2}})
+    for (int bucket : kMBuckets) {
+      KernelSpec spec;
+      spec.op = KernelOp::RotateQuantMoe;
+      spec.K = k;
+      spec.RS = 64;
+      spec.rot = RotationKind::Hadamard;
+      spec.M = bucket;
+      spec.topk = topk;
+      spec.E = experts;
+      spec.block = 32;
+      spec.stage = stage;
+      spec.scale = ScaleRule::Rceil;
+      spec.layout = ScaleLayout::A4W4Shuffle;
+      specs.push_back(spec);
+    }
+  return specs;
+}
+
+std::vector<KernelSpec> joined(std::vector<KernelSpec> a, const std::vector<KernelSpec> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::vector<SpecPreset> buildPresets() {
   return {
       {"qwen3-8b", "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj)",
@@ -41,9 +75,16 @@ std::vector<SpecPreset> buildPresets() {
        "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 (down_proj)",
        "", denseRotateQuantSet({5120, 8192, 25600})},
       {"qwen3-30b-a3b",
-       "Qwen3-30B-A3B: K=2048 (q/k/v, router and expert inputs) and K=4096 (o_proj)",
-       "the experts' rotate_quant_moe kernels come with the MoE template",
-       denseRotateQuantSet({2048, 4096})},
+       "Qwen3-30B-A3B: K=2048 (q/k/v, router inputs) and K=4096 (o_proj); the experts' "
+       "rotate_quant_moe (E=128, top-8): K=2048 stage 1, K=768 stage 2",
+       "", joined(denseRotateQuantSet({2048, 4096}), moeSet(2048, 768, 128, 8))},
+      {"deepseek-v3",
+       "DeepSeek-V3: K=7168 (q_a/kv_a, dense MLP inputs), 1536 (q_b), 512 (kv_b), 16384 "
+       "(o_proj), 18432 (dense down_proj); the experts' rotate_quant_moe (E=256, top-8): "
+       "K=7168 stage 1, K=2048 stage 2",
+       "the shared expert is a dense layer here (K=7168 and its K=2048 down input)",
+       joined(denseRotateQuantSet({7168, 1536, 512, 16384, 18432, 2048}),
+              moeSet(7168, 2048, 256, 8))},
   };
 }
 

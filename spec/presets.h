@@ -3,9 +3,10 @@
 // `mxforge bundle --preset NAME` and the C API compile these. Each preset is
 // the fused rotate+quant kernels one model's decode and prefill need: every
 // activation width K that feeds an MXFP4 GEMM, RS=64 Hadamard, every M
-// bucket 1..256, scale rules `even` (OCP) and `rceil` (AITER). Widths that
-// the rotate_quant template cannot serve yet (K > 16384) are left out and
-// listed in the preset's note; MoE specs join when that template exists.
+// bucket 1..256, scale rules `even` (OCP) and `rceil` (AITER); for a MoE
+// model also the rotate_quant_moe kernels of its expert layers (stage 1: the
+// up/gate input, stage 2: the down input), AITER's RCEIL with shuffled
+// scales and block 32, every M bucket.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_SPEC_PRESETS_H

@@ -2,10 +2,12 @@
 
 #include "spec/buckets.h"
 #include "spec/presets.h"
+#include "templates/family_rules.h"
 #include "spec/spec_list.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace mxf {
@@ -34,28 +36,47 @@ TEST(SpecList, CommentsBlanksDuplicatesAndEveryBadLine) {
 
 TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
   ASSERT_GE(specPresets().size(), 3u);
-  for (const char *name : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b"}) {
+  for (const char *name : {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "deepseek-v3"}) {
     Result<SpecPreset> preset = findSpecPreset(name);
     ASSERT_TRUE(preset.ok()) << preset.error();
     std::set<std::string> seen;
     std::set<int> buckets;
     std::set<ScaleRule> rules;
+    std::map<int, std::set<int>> moeBuckets; // stage -> buckets
     for (const KernelSpec &spec : preset.value().specs) {
       ASSERT_TRUE(validateSpec(spec).ok()) << printSpec(spec);
+      EXPECT_TRUE(checkCompilable(spec).ok()) << checkCompilable(spec).message();
       EXPECT_TRUE(seen.insert(printSpec(spec)).second) << "duplicate " << printSpec(spec);
       EXPECT_EQ(spec.RS, 64);
+      if (spec.op == KernelOp::RotateQuantMoe) {
+        // AITER's MoE path: RCEIL, shuffled scales.
+        EXPECT_EQ(spec.scale, ScaleRule::Rceil);
+        EXPECT_EQ(spec.layout, ScaleLayout::A4W4Shuffle);
+        moeBuckets[spec.stage].insert(spec.M);
+        continue;
+      }
       buckets.insert(spec.M);
       rules.insert(spec.scale);
     }
     EXPECT_EQ(buckets.size(), std::size(kMBuckets)) << name << ": every M bucket";
     EXPECT_EQ(rules, (std::set<ScaleRule>{ScaleRule::Even, ScaleRule::Rceil})) << name;
+    const bool moeModel = std::string(name) == "qwen3-30b-a3b" || std::string(name) == "deepseek-v3";
+    EXPECT_EQ(moeBuckets.size(), moeModel ? 2u : 0u) << name << ": both MoE stages";
+    for (const auto &[stage, stageBuckets] : moeBuckets)
+      EXPECT_EQ(stageBuckets.size(), std::size(kMBuckets)) << name << " stage " << stage;
   }
+  // DeepSeek-V3's experts: K=7168 into E=256 top-8 (issue 12).
+  bool deepseekExperts = false;
+  for (const KernelSpec &spec : findSpecPreset("deepseek-v3").value().specs)
+    deepseekExperts |= spec.op == KernelOp::RotateQuantMoe && spec.K == 7168 && spec.E == 256 &&
+                       spec.topk == 8 && spec.stage == 1;
+  EXPECT_TRUE(deepseekExperts);
   EXPECT_EQ(findSpecPreset("qwen3-8b").value().specs.front().K, 4096);
   EXPECT_EQ(findSpecPreset("qwen3-32b").value().specs.front().K, 5120);
   EXPECT_EQ(findSpecPreset("qwen3-30b-a3b").value().specs.front().K, 2048);
   Result<SpecPreset> unknown = findSpecPreset("llama");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error(), "unknown preset 'llama'; known: qwen3-8b, qwen3-32b, qwen3-30b-a3b");
+  EXPECT_EQ(unknown.error(), "unknown preset 'llama'; known: qwen3-8b, qwen3-32b, qwen3-30b-a3b, deepseek-v3");
 }
 
 } // namespace
