@@ -259,8 +259,10 @@ private:
     Value kept = cmp(mlir::arith::CmpIPredicate::sge, id, i32(0));
     Value e = toIndex(mlir::arith::MaxSIOp::create(b, id, i32(0)));
     // Earlier entries of the tile with the same expert (dropped entries
-    // hold -1 and are never counted for a kept one).
-    auto loop = mlir::scf::ForOp::create(b, idx(0), u, idx(1), mlir::ValueRange{i32(0)});
+    // hold -1 and are never counted for a kept one); a dropped entry does
+    // not look (the tile past m is all dropped).
+    Value earlier = mlir::arith::SelectOp::create(b, kept, u, idx(0));
+    auto loop = mlir::scf::ForOp::create(b, idx(0), earlier, idx(1), mlir::ValueRange{i32(0)});
     {
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -345,11 +347,18 @@ private:
       });
       ifThen(cmp(mlir::arith::CmpIPredicate::ult, row, writtenRows), [&] {
         ScaleWriter scales(b, spec.layout, s, row);
-        // Rolled: unrolled, O3 gives each of the K/32 byte stores its own
-        // 64-bit address and runs out of SGPRs.
+        // A padding row's K/32 bytes, 8 per iteration (an 8-column group
+        // of the shuffle is one base and 8 immediate offsets). Rolled:
+        // unrolled, O3 gives each store its own 64-bit address and runs
+        // out of SGPRs.
         ifThen(padding, [&] {
-          keepRolled(forEachFrom(idx(0), idx(blocks), idx(1),
-                                 [&](Value col) { scales.store(col, zeroByte); }));
+          keepRolled(forEachFrom(idx(0), idx(blocks / 8), idx(1), [&](Value group) {
+            Value first = mulBy(group, 8);
+            for (int64_t c = 0; c < 8; ++c)
+              scales.store(add(first, idx(c)), zeroByte);
+          }));
+          for (int64_t col = blocks / 8 * 8; col < blocks; ++col)
+            scales.store(idx(col), zeroByte);
         });
         for (int64_t col = blocks; col < paddedCols; ++col)
           scales.store(idx(col), zeroByte);
