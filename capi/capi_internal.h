@@ -101,6 +101,11 @@ struct BufferSlice {
   uint64_t offset = 0;
 };
 std::optional<BufferSlice> findBuffer(mxf_context &context, uint64_t address);
+/// rotate_quant_moe on a device whose memory the host reads (emu): every
+/// id of topk_ids names an expert; nothing is launched otherwise.
+mxf_status checkRoutingOnHost(const std::string &name, mxf_context &context,
+                              const mxf::KernelSpec &spec, int m, void *const *operands,
+                              const mxf_kernel &kernel);
 /// Bytes from `address` to the end of its mxf_malloc buffer, if it has one.
 std::optional<uint64_t> bytesFrom(mxf_context &context, uint64_t address);
 

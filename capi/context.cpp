@@ -2,6 +2,7 @@
 
 #include "capi/capi_internal.h"
 
+#include "numerics/moe_sorting.h"
 #include "runtime/device_factory.h"
 #include "runtime/spec_launcher.h"
 #include "spec/buckets.h"
@@ -473,6 +474,35 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
                       "the kernel needs " + std::to_string(needed) + " for m=" +
                       std::to_string(m) + " rows (" + atM[i].derivation + ")");
     checked.args.push_back(mxf::runtime::KernelArg::pointer(address));
+  }
+  if (spec.op == mxf::KernelOp::RotateQuantMoe && context.onlyOwnBuffers)
+    return checkRoutingOnHost(name, context, spec, m, operands, kernel);
+  return MXF_SUCCESS;
+}
+
+/// rotate_quant_moe on the emu device, whose memory the host reads: the ids
+/// of topk_ids must name experts (numerics' checkMoeIds). The kernel drops
+/// any other id without writing out of bounds, but the sort it writes is
+/// then not the routing the engine meant. On hip, topk_ids is device memory
+/// that the launch path does not read back (docs/capi.md).
+mxf_status checkRoutingOnHost(const std::string &name, mxf_context &context,
+                              const mxf::KernelSpec &spec, int m, void *const *operands,
+                              const mxf_kernel &kernel) {
+  for (size_t i = 0; i < kernel.operands.size(); ++i) {
+    if (std::string(kernel.operands[i].name) != "topk_ids")
+      continue;
+    std::vector<int32_t> ids(size_t(m) * size_t(spec.topk));
+    std::optional<BufferSlice> slice =
+        findBuffer(context, reinterpret_cast<uint64_t>(operands[i]));
+    if (!slice)
+      return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": operand topk_ids is not in a buffer");
+    if (mxf::Status read = context.device->copyOut(slice->buffer, slice->offset, ids.data(),
+                                                   ids.size() * sizeof(int32_t));
+        !read.ok())
+      return fail(MXF_ERROR_DEVICE, name + ": reading topk_ids: " + read.message());
+    if (mxf::Status valid = mxf::checkMoeIds(ids.data(), m, spec.topk, spec.E); !valid.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  name + ": " + valid.message() + "; nothing was launched");
   }
   return MXF_SUCCESS;
 }

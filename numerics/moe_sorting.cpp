@@ -64,6 +64,19 @@ Status checkShape(const MoeRouting &routing) {
 
 } // namespace
 
+Status checkMoeIds(const int32_t *topkIds, int m, int topk, int experts) {
+  if (!topkIds)
+    return Status::failure("topk_ids is null");
+  for (int t = 0; t < m; ++t)
+    for (int s = 0; s < topk; ++s) {
+      int32_t e = topkIds[static_cast<size_t>(t) * topk + s];
+      if (e < 0 || e >= experts)
+        return Status::failure("topk_ids[token " + str(t) + "][slot " + str(s) + "] = " + str(e) +
+                               " is outside [0, E = " + str(experts) + ")");
+    }
+  return Status::success();
+}
+
 size_t moeSortedCapacity(int m, int topk, int experts, int block) {
   if (m <= 0 || topk <= 0 || experts <= 0 || block <= 0)
     return 0;
@@ -86,17 +99,12 @@ Result<MoeSorting> moeSort(const MoeRouting &routing) {
 
   // Pass 1: validate every id (masked experts' too: an id outside [0, E)
   // is malformed whoever owns it) and count each local expert's pairs.
+  if (Status ids = checkMoeIds(routing.topkIds, m, topk, experts); !ids.ok())
+    return Status::failure("moeSort: " + ids.message());
   std::vector<int32_t> count(experts, 0);
-  for (int t = 0; t < m; ++t) {
-    for (int s = 0; s < topk; ++s) {
-      int32_t e = routing.topkIds[static_cast<size_t>(t) * topk + s];
-      if (e < 0 || e >= experts)
-        return Status::failure("moeSort: topkIds[token " + str(t) + "][slot " + str(s) +
-                               "] = " + str(e) + " is outside [0, E = " + str(experts) + ")");
-      if (isLocal(e))
-        ++count[e];
-    }
-  }
+  for (size_t pair = 0; pair < static_cast<size_t>(m) * topk; ++pair)
+    if (isLocal(routing.topkIds[pair]))
+      ++count[routing.topkIds[pair]];
 
   // Pass 2: each non-empty local expert's group starts at the running padded
   // total; empty and masked experts take no space at all.

@@ -51,6 +51,12 @@ struct MoeRouting {
   int m = 0, topk = 0, experts = 0, block = 0;
 };
 
+/// Whether every id of topkIds [m][topk] names an expert in [0, E): the one
+/// rule for ids, which moeSort applies and the C API checks before an emu
+/// launch. Duplicates in a token's row are allowed (AITER's reference
+/// accepts them). The message names the token, the slot and the id.
+Status checkMoeIds(const int32_t *topkIds, int m, int topk, int experts);
+
 /// Sort a routing as AITER's moe_sorting does (docs/layouts.md "MoE
 /// sorting"). Rejects ids outside [0, E), M <= 0 or M >= 2^24, topk <= 0,
 /// topk > E or topk >= 128, E <= 0, block <= 0, null ids or weights, and a

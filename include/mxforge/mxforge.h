@@ -311,7 +311,7 @@ MXF_API mxf_status mxf_spec_canonical(const char *spec, char *buffer, size_t siz
 #define MXF_MAX_OPERAND_RANK 4
 typedef struct mxf_operand_shape {
   const char *name;           /* "x", "r", "q", "s", ... (static strings) */
-  const char *element;        /* "bf16", "i8", "i32" */
+  const char *element;        /* "bf16", "i8", "i32", "f32" */
   int is_output;
   const char *row_stride_arg; /* "x_stride", "q_stride", or NULL: dense rows only */
   size_t rank;

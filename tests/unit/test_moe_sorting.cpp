@@ -402,8 +402,8 @@ struct Rejection {
 
 TEST(MoeSorting, RejectsBadRoutings) {
   const Rejection cases[] = {
-      {{0, 1, 2, 4}, 2, 2, 4, 4, {"topkIds[token 1][slot 1] = 4", "outside [0, E = 4)"}},
-      {{0, 1, -1, 2}, 2, 2, 4, 4, {"topkIds[token 1][slot 0] = -1", "outside [0, E = 4)"}},
+      {{0, 1, 2, 4}, 2, 2, 4, 4, {"topk_ids[token 1][slot 1] = 4", "outside [0, E = 4)"}},
+      {{0, 1, -1, 2}, 2, 2, 4, 4, {"topk_ids[token 1][slot 0] = -1", "outside [0, E = 4)"}},
       {{0}, 0, 1, 4, 4, {"M (tokens) = 0", "[1, 2^24)"}},
       {{0}, -3, 1, 4, 4, {"M (tokens) = -3"}},
       {{0}, 1 << 24, 1, 4, 4, {"M (tokens) = 16777216", "[1, 2^24)"}},
@@ -444,7 +444,7 @@ TEST(MoeSorting, RejectsBadRoutings) {
   const std::vector<int32_t> mask = {1, 0, 1, 1};
   Result<MoeSorting> masked = sortOf({0, 9}, {1.0f, 1.0f}, 1, 2, 4, 4, &mask);
   ASSERT_FALSE(masked.ok());
-  EXPECT_TRUE(contains(masked.error(), "topkIds[token 0][slot 1] = 9")) << masked.error();
+  EXPECT_TRUE(contains(masked.error(), "topk_ids[token 0][slot 1] = 9")) << masked.error();
 }
 
 } // namespace

@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <cstring>
+#include <algorithm>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -213,6 +215,109 @@ TEST(CApiRun, StridedViewsAndTheLaunchInfo) {
   EXPECT_EQ(std::memcmp(launch.code, "\x7f" "ELF", 4), 0);
   EXPECT_EQ(mxf_kernel_get_launch(kernel, 9, &launch), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("M=9 is outside 1..4 (the bucket of rotate_quant:K=512,RS=64,rot=hadamard,M=4,"), std::string::npos) << lastError();
+}
+
+// rotate_quant_moe through the C API on the emu device: found, launched and
+// its sort well formed; ids outside [0, E) are refused before any launch,
+// naming the token and the slot, with every output still poisoned.
+TEST(CapiRun, MoeKernelsLaunchAndMalformedIdsAreRefused) {
+  const uint64_t seed = testing::testSeed("CapiRun.MoeKernelsLaunchAndMalformedIdsAreRefused");
+  std::mt19937_64 rng(seed);
+  ContextPtr context(emuContext());
+  const char *spec = "rotate_quant_moe:K=512,RS=64,rot=hadamard,topk=4,E=16,block=16,scale=rceil,"
+                     "layout=a4w4_shuffle";
+  const int m = 7, topk = 4, experts = 16, block = 16;
+  const mxf_kernel *kernel = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), spec, m, &kernel), MXF_SUCCESS) << lastError();
+  mxf_kernel_info info;
+  ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+  std::vector<mxf_operand_info> operands(info.operand_count);
+  std::vector<void *> device(info.operand_count);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < info.operand_count; ++i) {
+    ASSERT_EQ(mxf_kernel_get_operand(kernel, i, &operands[i]), MXF_SUCCESS);
+    index[operands[i].name] = i;
+  }
+  // Buffers for m tokens: the launch checks m rows' spans, not the bucket's.
+  std::vector<mxf_operand_shape> shapes(info.operand_count);
+  size_t count = 0;
+  ASSERT_EQ(mxf_spec_get_operands(spec, m, shapes.data(), shapes.size(), &count), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(count, info.operand_count);
+  std::vector<std::vector<uint8_t>> host(count);
+  for (size_t i = 0; i < count; ++i) {
+    host[i].assign(shapes[i].bytes, kPoison);
+    ASSERT_EQ(mxf_malloc(context.get(), host[i].size(), &device[i]), MXF_SUCCESS);
+  }
+  auto upload = [&](const char *name, const void *data, size_t bytes) {
+    ASSERT_EQ(bytes, host[index.at(name)].size()) << name;
+    std::memcpy(host[index.at(name)].data(), data, bytes);
+  };
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint16_t> x(size_t(m) * 512);
+  for (uint16_t &v : x)
+    v = bf16(normal(rng));
+  std::vector<int32_t> ids(size_t(m) * topk);
+  for (int t = 0; t < m; ++t)
+    for (int slot = 0; slot < topk; ++slot) // distinct in a row
+      ids[size_t(t) * topk + slot] = (t * 5 + slot * 3 + int(seed % 16)) % experts;
+  std::vector<float> weights(ids.size(), 0.25f);
+  upload("x", x.data(), x.size() * 2);
+  upload("topk_ids", ids.data(), ids.size() * 4);
+  upload("topk_weights", weights.data(), weights.size() * 4);
+  auto copyAllIn = [&] {
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(mxf_memcpy_to_device(context.get(), device[i], host[i].data(), host[i].size()),
+                MXF_SUCCESS);
+  };
+  auto readBack = [&](const char *name) {
+    std::vector<uint8_t> bytes(host[index.at(name)].size());
+    EXPECT_EQ(mxf_memcpy_to_host(context.get(), bytes.data(), device[index.at(name)], bytes.size()),
+              MXF_SUCCESS);
+    return bytes;
+  };
+  copyAllIn();
+  ASSERT_EQ(mxf_launch(context.get(), kernel, m, device.data(), device.size(), nullptr),
+            MXF_SUCCESS)
+      << lastError();
+  std::vector<uint8_t> validBytes = readBack("num_valid_ids");
+  int32_t valid[2];
+  std::memcpy(valid, validBytes.data(), 8);
+  EXPECT_EQ(valid[1], m);
+  EXPECT_EQ(valid[0] % block, 0);
+  // Every (slot << 24) | token exactly once among the valid rows, the
+  // sentinel everywhere else.
+  std::vector<uint8_t> sortedBytes = readBack("sorted_ids");
+  std::vector<int32_t> sorted(sortedBytes.size() / 4);
+  std::memcpy(sorted.data(), sortedBytes.data(), sortedBytes.size());
+  std::map<int32_t, int> seen;
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != ((topk << 24) | m))
+      ++seen[sorted[i]];
+  EXPECT_EQ(seen.size(), size_t(m) * topk);
+  for (const auto &[entry, times] : seen) {
+    EXPECT_EQ(times, 1) << entry;
+    EXPECT_LT(entry & 0xFFFFFF, m);
+    EXPECT_LT(entry >> 24, topk);
+  }
+
+  // Malformed ids: refused, naming the token and the slot; nothing runs.
+  ids[2 * topk + 3] = experts; // token 2, slot 3
+  upload("topk_ids", ids.data(), ids.size() * 4);
+  for (const char *output : {"q", "s", "sorted_ids", "num_valid_ids"})
+    std::fill(host[index.at(output)].begin(), host[index.at(output)].end(), kPoison);
+  copyAllIn();
+  EXPECT_EQ(mxf_launch(context.get(), kernel, m, device.data(), device.size(), nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("topk_ids[token 2][slot 3] = 16 is outside [0, E = 16)"),
+            std::string::npos)
+      << lastError();
+  for (const char *output : {"q", "s", "sorted_ids", "num_valid_ids"}) {
+    const std::vector<uint8_t> bytes = readBack(output);
+    EXPECT_EQ(std::count(bytes.begin(), bytes.end(), kPoison), long(bytes.size())) << output;
+  }
+  for (void *pointer : device)
+    EXPECT_EQ(mxf_free(context.get(), pointer), MXF_SUCCESS);
 }
 
 } // namespace

@@ -61,6 +61,87 @@ TEST(EmuLds, Read2Write2AndNarrow) {
     EXPECT_EQ(out[l], (0xfffe8081u ^ l) + 0xffffff81u + 0xfffeu + 0xffff8081u) << l;
 }
 
+// st64: offsets in units of 64 elements (256 bytes for b32); a read2 whose
+// destination overlaps its address register still reads both addresses
+// (ds_read2st64_b32 v[10:11], v10: the first result must not move the
+// second address).
+TEST(EmuLds, Read2St64Write2St64AndAnOverlappingAddress) {
+  AsmKernel k;
+  k.lds = 4096;
+  k.body = std::string(kPrologue) + R"(
+  v_lshlrev_b32 v10, 2, v0
+  v_add_u32 v11, 500, v0
+  v_add_u32 v12, 900, v0
+  ds_write2st64_b32 v10, v11, v12 offset0:1 offset1:5
+  s_waitcnt lgkmcnt(0)
+  ds_read2st64_b32 v[10:11], v10 offset0:1 offset1:5
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v2, 16, v11
+  v_or_b32 v2, v2, v10
+  global_store_dword v1, v2, s[4:5]
+)";
+  Buffer out(64, 0);
+  auto stats = runAsm(k, {&out});
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(out[l], ((900 + l) << 16) | (500 + l)) << l;
+}
+
+// ds_add_u32 from every lane to 4 counters: each gets 16 adds of its lanes'
+// values, whatever the order; the returning form gives each lane the value
+// before its own add, in lane order.
+TEST(EmuLds, AddU32CountsAndReturnsTheOldValue) {
+  AsmKernel k;
+  k.lds = 256;
+  k.body = std::string(kPrologue) + R"(
+  v_mov_b32 v10, 0
+  v_and_b32 v11, 3, v0
+  v_lshlrev_b32 v11, 2, v11
+  ds_write_b32 v11, v10
+  s_waitcnt lgkmcnt(0)
+  v_add_u32 v12, 1, v0
+  ds_add_u32 v11, v12
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v13, 1
+  ds_add_rtn_u32 v14, v11, v13 offset:0
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v15, v11
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v2, 16, v14
+  v_or_b32 v2, v2, v15
+  global_store_dword v1, v2, s[4:5]
+)";
+  Buffer out(64, 0);
+  auto stats = runAsm(k, {&out});
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  for (unsigned l = 0; l < 64; ++l) {
+    const unsigned counter = l % 4;
+    unsigned sum = 0; // lanes counter, counter + 4, ...: sum of (lane + 1)
+    for (unsigned j = counter; j < 64; j += 4)
+      sum += j + 1;
+    EXPECT_EQ(out[l] & 0xFFFF, sum + 16) << l;            // then 16 returning adds of 1
+    EXPECT_EQ(out[l] >> 16, sum + l / 4) << l;            // lanes before l on its counter
+  }
+}
+
+// A workgroup's LDS starts as the poison pattern, not zeros (the hardware
+// gives no zeros either): a kernel that reads before writing shows it.
+TEST(EmuLds, LdsStartsPoisoned) {
+  AsmKernel k;
+  k.lds = 256;
+  k.body = std::string(kPrologue) + R"(
+  v_lshlrev_b32 v10, 2, v0
+  ds_read_b32 v2, v10
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v2, s[4:5]
+)";
+  Buffer out(64, 0);
+  auto stats = runAsm(k, {&out});
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(out[l], 0xE7E7E7E7u) << l;
+}
+
 TEST(EmuLds, OutOfRangeIsAnError) {
   AsmKernel k;
   k.lds = 256;
