@@ -43,13 +43,13 @@ struct Case {
 
 const Case kCases[] = {
     {"seed 000 (Qwen3-30B-A3B up)",
-     "rotate_quant_moe:K=2048,RS=128,rot=hadamard,topk=8,E=128,block=32,scale=rceil,"
+     "rotate_quant_moe:K=2048,RS=128,rot=hadamard,M=256,topk=8,E=128,block=32,scale=rceil,"
      "layout=a4w4_shuffle"},
     {"Qwen3-30B-A3B down",
-     "rotate_quant_moe:K=768,RS=64,rot=hadamard,topk=8,E=128,block=32,stage=2,scale=rceil,"
+     "rotate_quant_moe:K=768,RS=64,rot=hadamard,M=256,topk=8,E=128,block=32,stage=2,scale=rceil,"
      "layout=a4w4_shuffle"},
     {"DeepSeek-V3 up",
-     "rotate_quant_moe:K=7168,RS=128,rot=hadamard,topk=8,E=256,block=32,scale=rceil,"
+     "rotate_quant_moe:K=7168,RS=128,rot=hadamard,M=256,topk=8,E=256,block=32,scale=rceil,"
      "layout=a4w4_shuffle"},
 };
 
@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
                     mxf::rotationKindName(spec.rot)),
         denseSpec);
     mxf::Result<mxf::CodeObject> sorter = compiled(
-        fmt::format("rotate_quant_moe:K=32,topk={},E={},block={},scale=rceil,layout=plain",
+        fmt::format("rotate_quant_moe:K=32,M=256,topk={},E={},block={},scale=rceil,layout=plain",
                     spec.topk, spec.E, spec.block),
         sortSpec);
     for (const mxf::Result<mxf::CodeObject> *code : {&fused, &dense, &sorter})

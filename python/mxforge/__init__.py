@@ -13,7 +13,8 @@ and numpy arrays run on the gfx950 emulator ("emu"), ROCm tensors on the GPU
 from .errors import (Error, LibraryNotFoundError, SpecError, ArgumentError, ArgumentTypeError,
                      NotFoundError, CompileError, BundleError, LaunchError, DeviceError,
                      VersionError, InternalError)
-from .families import FAMILIES, RotateQuantResult, QuantWeightResult, available_ops
+from .families import (FAMILIES, RotateQuantResult, QuantWeightResult, RotateQuantMoeResult,
+                       available_ops)
 from .families import FUNCTIONS as _FUNCTIONS
 from .specs import canonical_spec, operands, Operand
 from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
@@ -27,9 +28,9 @@ __version__ = "0.1.0"
 
 rotate_quant = _FUNCTIONS["rotate_quant"]
 quant_weight = _FUNCTIONS["quant_weight"]
-# Families whose kernels have not landed: calling one raises mxforge.Error
-# saying so (see FAMILIES[op].note).
 rotate_quant_moe = _FUNCTIONS["rotate_quant_moe"]
+# A family whose kernel has not landed: calling it raises mxforge.Error
+# saying so (see FAMILIES[op].note).
 rotate_quant_gemm = _FUNCTIONS["rotate_quant_gemm"]
 
 

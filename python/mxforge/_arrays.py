@@ -2,7 +2,7 @@
 
 bf16 data is a torch.bfloat16 tensor or a numpy uint16 array of bf16 bit
 patterns (numpy has no bf16); packed codes and E8M0 scales are uint8 (int8
-accepted); i32 operands are int32.
+accepted); i32 operands are int32 and f32 ones float32 (the MoE routing weights).
 """
 
 import sys
@@ -17,9 +17,10 @@ _NUMPY_DTYPES = {
     "bf16": (np.dtype(np.uint16),),
     "i8": (np.dtype(np.uint8), np.dtype(np.int8)),
     "i32": (np.dtype(np.int32),),
+    "f32": (np.dtype(np.float32),),
 }
-_NUMPY_ALLOCATE = {"bf16": np.uint16, "i8": np.uint8, "i32": np.int32}
-_ELEMENT_BYTES = {"bf16": 2, "i8": 1, "i32": 4}
+_NUMPY_ALLOCATE = {"bf16": np.uint16, "i8": np.uint8, "i32": np.int32, "f32": np.float32}
+_ELEMENT_BYTES = {"bf16": 2, "i8": 1, "i32": 4, "f32": 4}
 
 
 def _torch():
@@ -28,7 +29,7 @@ def _torch():
 
 def _torch_dtypes(torch, element):
     return {"bf16": (torch.bfloat16,), "i8": (torch.uint8, torch.int8),
-            "i32": (torch.int32,)}[element]
+            "i32": (torch.int32,), "f32": (torch.float32,)}[element]
 
 
 def is_tensor(value):
@@ -39,9 +40,9 @@ def is_tensor(value):
 def _dtype_names(element, tensor):
     if tensor:
         return {"bf16": "torch.bfloat16", "i8": "torch.uint8 or torch.int8",
-                "i32": "torch.int32"}[element]
+                "i32": "torch.int32", "f32": "torch.float32"}[element]
     return {"bf16": "numpy.uint16 (bf16 bit patterns)", "i8": "numpy.uint8 or numpy.int8",
-            "i32": "numpy.int32"}[element]
+            "i32": "numpy.int32", "f32": "numpy.float32"}[element]
 
 
 @dataclass
@@ -126,6 +127,7 @@ def allocate(like, shape, element, device):
     """A new output array of `shape` of the same kind as `like`."""
     if like.tensor:
         torch = _torch()
-        dtype = {"bf16": torch.bfloat16, "i8": torch.uint8, "i32": torch.int32}[element]
+        dtype = {"bf16": torch.bfloat16, "i8": torch.uint8, "i32": torch.int32,
+                 "f32": torch.float32}[element]
         return torch.empty(shape, dtype=dtype, device=like.value.device)
     return np.empty(shape, dtype=_NUMPY_ALLOCATE[element])

@@ -23,13 +23,14 @@ class Family:
     op: str
     inputs: Tuple[str, ...]            # argument names, in the function's order
     optional: Tuple[str, ...]          # inputs that some specs take (r: learned rotations)
-    elements: Dict[str, str]           # argument -> "bf16", "i8", "i32"
+    elements: Dict[str, str]           # argument -> "bf16", "i8", "i32", "f32"
     outputs: Tuple[str, ...]
     rows_from: Optional[str]           # the input whose first dimension is m; None: the
     # spec's N is the launch's m (quant_weight: a launch always processes its N rows)
     key_defaults: Dict[str, Tuple[str, int]] = field(default_factory=dict)
-    # spec key -> (input, dimension) that gives its default
-    ranks: Dict[str, int] = field(default_factory=dict)  # of the inputs in key_defaults
+    # spec key -> (input, dimension) that gives its default; dimension -1: the last
+    ranks: Dict[str, Tuple[int, ...]] = field(default_factory=dict)
+    # the ranks the inputs in key_defaults may have
     result: Optional[type] = None      # the tuple type the function returns
     available: bool = True
     note: str = ""
@@ -50,6 +51,26 @@ class RotateQuantResult(tuple):
     spec = property(lambda self: self.run.spec)
 
 
+class RotateQuantMoeResult(tuple):
+    """(q, s, sorted_ids, sorted_weights, sorted_expert_ids, num_valid_ids),
+    AITER's MoE sorting formats (docs/templates.md, "rotate_quant_moe"), plus
+    ``.run`` and ``.spec``; each output is also an attribute by name."""
+
+    NAMES = ("q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids", "num_valid_ids")
+
+    def __new__(cls, outputs, run):
+        self = super().__new__(cls, tuple(outputs[name] for name in cls.NAMES))
+        self.run = run
+        return self
+
+    spec = property(lambda self: self.run.spec)
+
+    def __getattr__(self, name):
+        if name in RotateQuantMoeResult.NAMES:
+            return self[RotateQuantMoeResult.NAMES.index(name)]
+        raise AttributeError(name)
+
+
 class QuantWeightResult(RotateQuantResult):
     """(q, s) of a weight matrix, plus ``.run`` (a KernelRun: the canonical
     spec, kernel name, origin, device, m = N) and ``.spec``. Unpacks as a
@@ -60,14 +81,19 @@ FAMILIES = {
     "rotate_quant": Family(
         op="rotate_quant", inputs=("x", "r"), optional=("r",),
         elements={"x": "bf16", "r": "bf16", "q": "i8", "s": "i8"},
-        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": 2},
+        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": (2,)},
         result=RotateQuantResult),
     "rotate_quant_moe": Family(
         op="rotate_quant_moe", inputs=("x", "r", "topk_ids", "topk_weights", "expert_mask"),
         optional=("r", "expert_mask"),
-        elements={}, outputs=("q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids",
-                              "num_valid_ids"), rows_from="x", available=False,
-        note="its template has not landed (docs/abi.md lists its ABI)"),
+        elements={"x": "bf16", "r": "bf16", "topk_ids": "i32", "topk_weights": "f32",
+                  "expert_mask": "i32", "q": "i8", "s": "i8", "sorted_ids": "i32",
+                  "sorted_weights": "f32", "sorted_expert_ids": "i32", "num_valid_ids": "i32"},
+        outputs=RotateQuantMoeResult.NAMES, rows_from="x",
+        # K from x's last dimension ([m, K], or [m, topk, K] at stage 2),
+        # topk from the routing's width.
+        key_defaults={"K": ("x", -1), "topk": ("topk_ids", 1)},
+        ranks={"x": (2, 3), "topk_ids": (2,)}, result=RotateQuantMoeResult),
     "rotate_quant_gemm": Family(
         op="rotate_quant_gemm", inputs=("x", "w_q", "w_s"), optional=("r",), elements={},
         outputs=("y",), rows_from="x", available=False,
@@ -75,7 +101,7 @@ FAMILIES = {
     "quant_weight": Family(
         op="quant_weight", inputs=("w", "r"), optional=("r",),
         elements={"w": "bf16", "r": "bf16", "q": "i8", "s": "i8"}, outputs=("q", "s"),
-        rows_from=None, key_defaults={"K": ("w", 1), "N": ("w", 0)}, ranks={"w": 2},
+        rows_from=None, key_defaults={"K": ("w", 1), "N": ("w", 0)}, ranks={"w": (2,)},
         result=QuantWeightResult),
 }
 
@@ -94,10 +120,11 @@ def family_spec(family, arrays, spec, keys, function, views=None):
         view = _arrays.view(arrays.get(argument), argument, family.elements[argument])
         if views is not None:
             views[argument] = view
-        rank = family.ranks[argument]
-        if len(view.shape) != rank:
+        ranks = family.ranks[argument]
+        if len(view.shape) not in ranks:
+            expected = " or ".join(str(rank) for rank in ranks)
             raise errors.ArgumentError(
-                f"{argument} must have {rank} dimensions, got shape {list(view.shape)}")
+                f"{argument} must have {expected} dimensions, got shape {list(view.shape)}")
         defaults.append((key, int(view.shape[dimension])))
     # Only hashable arguments reach the cache; others get build_spec's message.
     if not (spec is None or isinstance(spec, str)) or not all(
@@ -159,6 +186,29 @@ def quant_weight(w, spec=None, r=None, out=None, **spec_keys):
     return call("quant_weight", {"w": w, "r": r}, spec, out, spec_keys)
 
 
+def rotate_quant_moe(x, topk_ids, topk_weights, spec=None, r=None, expert_mask=None, out=None,
+                     **spec_keys):
+    """Rotates and MX-quantizes the tokens of a MoE layer and sorts their
+    routing as AITER's fused MoE expects, in one launch.
+
+    `x` is [m, K] bf16 (stage 1, one row per token) or [m, topk, K] (stage=2,
+    one row per routed (token, slot)); `topk_ids` [m, topk] int32 and
+    `topk_weights` [m, topk] float32 are the router's choice. `spec` is a
+    rotate_quant_moe spec (docs/spec.md); keyword arguments may stand in for
+    or add to its keys (``e=128, rs=128, scale="rceil",
+    layout="a4w4_shuffle", block=32``); K defaults to x's last dimension and
+    topk to topk_ids.shape[1]; E must be given. `r` is the learned rotation;
+    `expert_mask` ([E] int32, nonzero = local) goes with emask=1. Returns
+    (q, s, sorted_ids, sorted_weights, sorted_expert_ids, num_valid_ids) in
+    docs/templates.md's formats (s holds the valid sorted rows' scales; rows
+    past them are not written), or writes them into ``out=(...)``. Ids
+    outside [0, E) are refused on the emu device (the C API reads them).
+    """
+    return call("rotate_quant_moe", {"x": x, "r": r, "topk_ids": topk_ids,
+                                     "topk_weights": topk_weights, "expert_mask": expert_mask},
+                spec, out, spec_keys)
+
+
 def _not_available(op):
     def unavailable(*args, **kwargs):
         raise errors.Error(f"mxforge.{op} is not available yet: {FAMILIES[op].note}")
@@ -167,7 +217,8 @@ def _not_available(op):
     return unavailable
 
 
-FUNCTIONS = {"rotate_quant": rotate_quant, "quant_weight": quant_weight}
+FUNCTIONS = {"rotate_quant": rotate_quant, "quant_weight": quant_weight,
+             "rotate_quant_moe": rotate_quant_moe}
 for _op, _family in FAMILIES.items():
     if not _family.available:
         FUNCTIONS[_op] = _not_available(_op)

@@ -16,8 +16,8 @@ from . import errors
 
 # Every spec key (docs/spec.md), by its lower-case spelling. Which keys an op
 # takes is the C parser's business; this only maps Python keywords.
-SPEC_KEYS = ("K", "RS", "rot", "M", "topk", "E", "block", "N", "fmt", "scale", "round",
-             "inter", "layout", "wlayout", "arch")
+SPEC_KEYS = ("K", "RS", "rot", "M", "topk", "E", "block", "stage", "emask", "N", "fmt", "scale",
+             "round", "inter", "layout", "wlayout", "arch")
 _KEY_BY_LOWER = {key.lower(): key for key in SPEC_KEYS}
 
 LARGEST_M_BUCKET = 256  # spec/buckets.h: kLargestMBucket; a launch takes 1 <= m <= 256
@@ -129,7 +129,7 @@ def bucket_for(m):
 class Operand:
     """One kernel operand at a row count (mxf_spec_get_operands)."""
     name: str
-    element: str           # "bf16", "i8", "i32"
+    element: str           # "bf16", "i8", "i32", "f32"
     is_output: bool
     row_stride_arg: Optional[str]  # "x_stride", "q_stride", or None: dense only
     shape: Tuple[int, ...]

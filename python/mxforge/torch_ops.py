@@ -53,6 +53,26 @@ def _rotate_quant_fake(x, spec, r=None):
                  for shape in _output_shapes(family, spec, x))
 
 
+_TORCH_DTYPES = {"i8": torch.uint8, "i32": torch.int32, "f32": torch.float32}
+
+
+def _rotate_quant_moe_impl(x, topk_ids, topk_weights, spec, r=None, expert_mask=None):
+    return tuple(families.rotate_quant_moe(x, topk_ids, topk_weights, spec or None, r=r,
+                                           expert_mask=expert_mask))
+
+
+def _rotate_quant_moe_fake(x, topk_ids, topk_weights, spec, r=None, expert_mask=None):
+    family = families.FAMILIES["rotate_quant_moe"]
+    canonical = families.family_spec(family, {"x": x, "topk_ids": topk_ids}, spec or None, {},
+                                     family.op)
+    m = int(x.shape[0])
+    if not 1 <= m <= specs.LARGEST_M_BUCKET:
+        raise errors.ArgumentError(f"x has {m} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    by_name = {operand.name: operand for operand in specs.operands(canonical, m)}
+    return tuple(x.new_empty(by_name[name].shape, dtype=_TORCH_DTYPES[by_name[name].element])
+                 for name in family.outputs)
+
+
 def _quant_weight_impl(w, spec, r=None):
     q, s = families.quant_weight(w, spec or None, r=r)
     return q, s
@@ -70,6 +90,10 @@ _OPS = {
                      _rotate_quant_impl, _rotate_quant_fake),
     "quant_weight": ("quant_weight(Tensor w, str spec, Tensor? r=None) -> (Tensor, Tensor)",
                      _quant_weight_impl, _quant_weight_fake),
+    "rotate_quant_moe": ("rotate_quant_moe(Tensor x, Tensor topk_ids, Tensor topk_weights, "
+                         "str spec, Tensor? r=None, Tensor? expert_mask=None) -> "
+                         "(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
+                         _rotate_quant_moe_impl, _rotate_quant_moe_fake),
 }
 
 
@@ -89,6 +113,16 @@ def _register_custom_op():
         return _quant_weight_impl(w, spec, r)
 
     quant_weight.register_fake(_quant_weight_fake)
+
+    @custom_op("mxforge::rotate_quant_moe", mutates_args=())
+    def rotate_quant_moe(x: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
+                         spec: str, r: Optional[torch.Tensor] = None,
+                         expert_mask: Optional[torch.Tensor] = None
+                         ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
+                                    torch.Tensor, torch.Tensor]:
+        return _rotate_quant_moe_impl(x, topk_ids, topk_weights, spec, r, expert_mask)
+
+    rotate_quant_moe.register_fake(_rotate_quant_moe_fake)
     return "custom_op"
 
 

@@ -111,19 +111,21 @@ def cli():
     return path
 
 
-def cli_reference(directory, spec, inputs):
-    """The outputs (q, s) of `mxforge ref --spec SPEC` (the numerics
-    reference, arrays/reference_arrays.cpp) on `inputs` ({name: numpy array},
-    made dense), as numpy uint8 arrays. The C API's mxf_reference has only
-    rotate_quant; the CLI's reference has every op."""
+def cli_reference(directory, spec, inputs, outputs=("q", "s"), m=None):
+    """The outputs (q, s by default) of `mxforge ref --spec SPEC` (the
+    numerics reference, arrays/reference_arrays.cpp) on `inputs` ({name:
+    numpy array}, made dense), as numpy arrays. The C API's mxf_reference has
+    only rotate_quant; the CLI's reference has every op."""
     args = [cli(), "ref", "--spec", spec]
+    if m is not None:
+        args += ["--M", str(m)]
     for name, array in inputs.items():
         path = os.path.join(directory, f"{name}.npy")
         np.save(path, np.ascontiguousarray(array))
         args += ["--in", f"{name}={path}"]
-    outputs = {name: os.path.join(directory, f"ref_{name}.npy") for name in ("q", "s")}
-    for name, path in outputs.items():
+    paths = {name: os.path.join(directory, f"ref_{name}.npy") for name in outputs}
+    for name, path in paths.items():
         args += ["--out", f"{name}={path}"]
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, f"mxforge ref failed: {done.stdout}{done.stderr}"
-    return tuple(np.load(outputs[name]) for name in ("q", "s"))
+    return tuple(np.load(paths[name]) for name in outputs)
