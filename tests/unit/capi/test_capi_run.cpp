@@ -301,6 +301,22 @@ TEST(CapiRun, MoeKernelsLaunchAndMalformedIdsAreRefused) {
     EXPECT_LT(entry >> 24, topk);
   }
 
+  // A sorted_ids buffer one entry short of the capacity for m: refused by name.
+  void *shortSorted = nullptr;
+  const size_t sortedIndex = index.at("sorted_ids");
+  ASSERT_EQ(mxf_malloc(context.get(), host[sortedIndex].size() - 4, &shortSorted), MXF_SUCCESS);
+  std::vector<void *> shortOperands = device;
+  shortOperands[sortedIndex] = shortSorted;
+  EXPECT_EQ(mxf_launch(context.get(), kernel, m, shortOperands.data(), shortOperands.size(),
+                       nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("operand sorted_ids has " +
+                             std::to_string(host[sortedIndex].size() - 4) + " bytes"),
+            std::string::npos)
+      << lastError();
+  EXPECT_NE(lastError().find("capacity"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_free(context.get(), shortSorted), MXF_SUCCESS);
+
   // Malformed ids: refused, naming the token and the slot; nothing runs.
   ids[2 * topk + 3] = experts; // token 2, slot 3
   upload("topk_ids", ids.data(), ids.size() * 4);
