@@ -80,9 +80,10 @@ std::vector<SpecPreset> buildPresets() {
        "", joined(denseRotateQuantSet({2048, 4096}), moeSet(2048, 768, 128, 8))},
       {"deepseek-v3",
        "DeepSeek-V3: K=7168 (q_a/kv_a, dense MLP inputs), 1536 (q_b), 512 (kv_b), 16384 "
-       "(o_proj), 18432 (dense down_proj); the experts' rotate_quant_moe (E=256, top-8): "
+       "(o_proj), 18432 (dense down_proj), 2048 (the shared expert's down_proj); the experts' "
+       "rotate_quant_moe (E=256, top-8): "
        "K=7168 stage 1, K=2048 stage 2",
-       "the shared expert is a dense layer here (K=7168 and its K=2048 down input)",
+       "the shared expert runs as a dense layer (its inputs are K=7168 and K=2048)",
        joined(denseRotateQuantSet({7168, 1536, 512, 16384, 18432, 2048}),
               moeSet(7168, 2048, 256, 8))},
   };
