@@ -122,10 +122,11 @@ mxf::Result<Launched> run(const mxf::KernelSpec &spec, const mxf::CodeObject &co
   Launched out;
   for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec, m)) {
     const uint64_t bytes = mxf::operandSpanBytes(operand, operand.rowElements());
-    if (operand.name != "s" || spec.op != mxf::KernelOp::RotateQuantMoe)
+    const std::string name = operand.name;
+    if (name != "s" || spec.op != mxf::KernelOp::RotateQuantMoe)
       out.required += bytes;
     if (!operand.written && !inputs.count(operand.name))
-      inputs[operand.name] = normalBf16(bytes, operand.name == "r" ? 0.1f : 1.0f, rng);
+      inputs[name] = normalBf16(bytes, name == "r" ? 0.1f : 1.0f, rng);
   }
   auto device = mxf::runtime::openEmuDevice({});
   if (!device.ok())

@@ -33,6 +33,9 @@ config.substitutions.append(("%mxforge", config.mxforge_path))
 # sure to exist.
 config.substitutions.append(("%npytool", sys.executable + " " +
                              os.path.join(inputs, "npytool.py")))
+# %python: the interpreter that runs lit (Debian's python3, with numpy: the
+# setup installs python3-numpy), for input generators that need numpy.
+config.substitutions.append(("%python", sys.executable))
 # %expect_exit STATUS COMMAND...: succeeds only if COMMAND exits with STATUS.
 config.substitutions.append(("%expect_exit", sys.executable + " " +
                              os.path.join(inputs, "expect_exit.py")))

@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
-                                    bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand()};
+                                    bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand(),
+                                    calibrateSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -79,7 +80,8 @@ int main(int argc, char **argv) {
       "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n"
       "  mxforge bundle --preset NAME  compile a set of specs into an AOT bundle (.mxfb)\n"
       "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n"
-      "  mxforge quantize --in CKPT    quantize a safetensors checkpoint's weights\n\n"
+      "  mxforge quantize --in CKPT    quantize a safetensors checkpoint's weights\n"
+      "  mxforge calibrate --spec SPEC which layers a rotation helps: the layer mask\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
