@@ -45,7 +45,7 @@ Status checkCalibration(const KernelSpec &spec, double threshold, bool haveRotat
                            printSpec(spec) + " has RS=0; give RS and rot");
   if (isLearned(spec.rot) && !haveRotation)
     return Status::failure("rot=" + std::string(rotationKindName(spec.rot)) +
-                           " needs its rotation matrix (--r FILE.npy)");
+                           " needs its rotation matrix (rotate_quant's r)");
   if (!(threshold >= 0.0 && threshold < 1.0))
     return Status::failure("the threshold is a share of the error the rotation must remove, in "
                            "[0, 1); got " + std::to_string(threshold));

@@ -2,6 +2,7 @@
 
 #include "capi/capi_internal.h"
 
+#include "arrays/calibration.h"
 #include "numerics/reference.h"
 #include "spec/reference_problem.h"
 #include "templates/family_rules.h"
@@ -59,6 +60,40 @@ mxf_status mxf_reference(const char *spec, int m, const void *x, const void *r, 
       *qWritten = codes.size();
     if (sWritten)
       *sWritten = scales.size();
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_calibrate_layer(const char *spec, const void *x, size_t rows, const void *r,
+                               double threshold, mxf_layer_calibration *result) {
+  return guarded("mxf_calibrate_layer", [&]() -> mxf_status {
+    if (!spec)
+      return nullArgument("mxf_calibrate_layer", "spec");
+    if (!x)
+      return nullArgument("mxf_calibrate_layer", "x");
+    if (!result)
+      return nullArgument("mxf_calibrate_layer", "result");
+    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_calibrate_layer: invalid spec: " + parsed.error());
+    if (mxf::Status usable = mxf::arrays::checkCalibration(parsed.value(), threshold, r != nullptr);
+        !usable.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_calibrate_layer: " + usable.message());
+    mxf::arrays::LayerSamples layer;
+    layer.name = "x";
+    layer.rows = rows;
+    const auto *values = static_cast<const uint16_t *>(x);
+    layer.x.assign(values, values + rows * size_t(parsed.value().K));
+    mxf::Result<mxf::arrays::LayerCalibration> measured = mxf::arrays::calibrateLayer(
+        parsed.value(), layer, mxf::isLearned(parsed.value().rot) ? static_cast<const uint16_t *>(r)
+                                                                  : nullptr,
+        threshold);
+    if (!measured.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_calibrate_layer: " + measured.error());
+    const mxf::arrays::LayerCalibration &c = measured.value();
+    *result = {c.rotatedRelRms, c.plainRelRms, c.rotatedClipped, c.plainClipped, c.gain,
+               c.rotate ? 1 : 0};
     return MXF_SUCCESS;
   });
 }

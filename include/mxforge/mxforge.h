@@ -375,6 +375,26 @@ MXF_API mxf_status mxf_memcpy_to_host(mxf_context *context, void *host_destinati
 /* Waits for every launch on the context's device. */
 MXF_API mxf_status mxf_synchronize(mxf_context *context);
 
+/*===--- Selective rotation's calibration --------------------------------===*/
+
+/* One layer's quantization error with a rotate_quant spec's rotation and
+ * without it (the same spec at RS=0), as `mxforge calibrate` measures it
+ * (docs/cli.md, "calibrate"): relative RMS error against what was quantized,
+ * fraction of clipped elements, gain = (plain - rotated) / plain, and
+ * rotate = gain > threshold. */
+typedef struct mxf_layer_calibration {
+  double rotated_rel_rms, plain_rel_rms;
+  double rotated_clipped, plain_clipped;
+  double gain;
+  int rotate;
+} mxf_layer_calibration;
+/* `x` holds rows*K bf16 samples (rows >= 1, any number: this is no launch),
+ * `r` the learned rotation (NULL unless rot is learned or learned_per_block),
+ * `threshold` in [0, 1). The spec needs RS > 0. */
+MXF_API mxf_status mxf_calibrate_layer(const char *spec, const void *x, size_t rows,
+                                       const void *r, double threshold,
+                                       mxf_layer_calibration *result);
+
 /*===--- The CPU reference (self-checks at start-up) ---------------------===*/
 
 /* Runs the bit-exact CPU reference of a rotate_quant spec on `m` rows:

@@ -20,6 +20,7 @@ from .specs import canonical_spec, operands, Operand
 from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
                       CacheInfo, CompileResult)
 from .reference import reference
+from .calibration import calibrate, Calibration, LayerCalibration
 from .inspection import inspect
 from ._runner import KernelRun
 from ._library import library_path

@@ -63,6 +63,17 @@ class LaunchInfo(_c.Structure):
 MAX_OPERAND_RANK = 4
 
 
+class LayerCalibration(_c.Structure):
+    _fields_ = [
+        ("rotated_rel_rms", _c.c_double),
+        ("plain_rel_rms", _c.c_double),
+        ("rotated_clipped", _c.c_double),
+        ("plain_clipped", _c.c_double),
+        ("gain", _c.c_double),
+        ("rotate", _c.c_int),
+    ]
+
+
 class OperandShape(_c.Structure):
     _fields_ = [
         ("name", _char_p),
@@ -136,6 +147,8 @@ _PROTOTYPES = {
     "mxf_synchronize": (_status, [_vp]),
     "mxf_reference": (_status, [_char_p, _c.c_int, _vp, _vp, _vp, _size, _c.POINTER(_size),
                                 _vp, _size, _c.POINTER(_size)]),
+    "mxf_calibrate_layer": (_status, [_char_p, _vp, _size, _vp, _c.c_double,
+                                      _c.POINTER(LayerCalibration)]),
     "mxf_spec_canonical": (_status, [_char_p, _char_p, _size, _c.POINTER(_size)]),
     "mxf_spec_get_operands": (_status, [_char_p, _c.c_int, _c.POINTER(OperandShape), _size,
                                         _c.POINTER(_size)]),

@@ -107,14 +107,19 @@ def with_bucket(canonical_text, bucket):
     return f"{op}:" + ",".join(items)
 
 
+def spec_value(canonical_text, wanted):
+    """The integer value of key `wanted` of a canonical spec."""
+    for item in canonical_text.partition(":")[2].split(","):
+        key, _, value = item.partition("=")
+        if key == wanted:
+            return int(value)
+    raise errors.InternalError(f"{canonical_text} has no {wanted}")
+
+
 def spec_rows(canonical_text):
     """The rows of a spec without an M bucket (quant_weight): its N, which is
     the m of every launch of its kernel (abi/operands.h: checkLaunchRows)."""
-    for item in canonical_text.partition(":")[2].split(","):
-        key, _, value = item.partition("=")
-        if key == "N":
-            return int(value)
-    raise errors.InternalError(f"{canonical_text} has no N: its rows are not the spec's")
+    return spec_value(canonical_text, "N")
 
 
 def bucket_for(m):

@@ -204,6 +204,9 @@ int calibrateSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (!spec.ok())
     return reportError(err, "invalid spec: " + spec.error());
   const bool haveRotation = rotationFlag.getNumOccurrences() > 0;
+  if (spec.value().RS > 0 && isLearned(spec.value().rot) && !haveRotation)
+    return reportError(err, "rot=" + std::string(rotationKindName(spec.value().rot)) +
+                                " needs its rotation matrix (--r FILE.npy)");
   if (Status usable = arrays::checkCalibration(spec.value(), threshold, haveRotation);
       !usable.ok())
     return reportError(err, usable.message());

@@ -92,7 +92,8 @@ TEST(Calibration, BadInputIsRefusedByName) {
   EXPECT_NE(checkCalibration(plain, 0.05, false).message().find("RS=0"), std::string::npos);
   KernelSpec learned = spec;
   learned.rot = RotationKind::Learned;
-  EXPECT_NE(checkCalibration(learned, 0.05, false).message().find("--r"), std::string::npos);
+  EXPECT_NE(checkCalibration(learned, 0.05, false).message().find("rotation matrix"),
+            std::string::npos);
   EXPECT_TRUE(checkCalibration(learned, 0.05, true).ok());
   for (double bad : {-0.1, 1.0, std::nan("")})
     EXPECT_NE(checkCalibration(spec, bad, false).message().find("threshold"), std::string::npos)
