@@ -80,7 +80,7 @@ std::string scalesMeaning(const KernelSpec &spec) {
   return std::string("E8M0 scales, ") + scaleLayoutName(spec.layout);
 }
 
-void addRotation(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
+void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
   const int64_t rs = spec.RS;
   if (spec.rot == RotationKind::Learned)
     ops.push_back(meant(
@@ -94,6 +94,12 @@ void addRotation(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
          false,
          "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"},
         "bf16 rotation per block R_b[in][out]"));
+  // Stochastic rounding's seed: device memory, so a captured graph picks up
+  // a new seed per step without re-capture (docs/abi.md).
+  if (spec.round == Rounding::Sr &&
+      (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe))
+    ops.push_back(meant({"seed", OperandElement::I32, {1}, false, "round=sr ([1])"},
+                        "stochastic rounding seed (one u32; numerics srRandomForElement)"));
 }
 
 } // namespace
@@ -261,7 +267,7 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
     ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
                                  "x_stride"),
                         "bf16 activations"));
-    addRotation(spec, ops);
+    addRotationInputs(spec, ops);
     ops.push_back(meant(codesOperand("q", spec, m, mWhy, true, "q_stride"), codesMeaning(spec)));
     ops.push_back(
         meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
@@ -289,7 +295,7 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
                                ", topk, K])"},
                           "bf16 activations, one row per routed (token, slot)"));
     }
-    addRotation(spec, ops);
+    addRotationInputs(spec, ops);
     ops.push_back(meant({"topk_ids", OperandElement::I32, {m, topk}, false, routeWhy},
                         "expert id per (token, slot)"));
     ops.push_back(meant({"topk_weights", OperandElement::F32, {m, topk}, false, routeWhy},
@@ -340,7 +346,7 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
     ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
                                  "x_stride"),
                         "bf16 activations"));
-    addRotation(spec, ops);
+    addRotationInputs(spec, ops);
     ops.push_back(meant({"w_q",
                          OperandElement::I8,
                          {n, k / 2},
@@ -359,7 +365,7 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
     ops.push_back(
         meant(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false, "w_stride"),
               "bf16 weights"));
-    addRotation(spec, ops);
+    addRotationInputs(spec, ops);
     KernelOperand q = codesOperand("q", spec, n, nWhy, true);
     q.derivation += std::string(", wlayout=") + weightLayoutName(spec.wlayout);
     ops.push_back(meant(std::move(q),

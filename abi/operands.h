@@ -86,7 +86,8 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
 ///   quant_weight:      w, [r], q, s   (w with a row stride; q and s dense:
 ///                      the weight layouts are defined on whole matrices)
 /// r is listed only for rot=learned ([RS, RS]) and learned_per_block
-/// ([K/RS, RS, RS]); expert_mask ([E] i32) only for a MoE spec with
+/// ([K/RS, RS, RS]), and after it `seed` ([1] i32, one u32) only for
+/// rotate_quant and rotate_quant_moe with round=sr; expert_mask ([E] i32) only for a MoE spec with
 /// emask=1. Every op but quant_weight also takes the runtime row
 /// count (i32, 1 <= rows <= M) after these; kernelHasRowsOperand says which.
 /// Shapes at the bucket M (the static shapes of the mxf op).

@@ -70,6 +70,10 @@ NpyArray generateInput(const KernelSpec &spec, const ArraySpec &array, uint64_t 
     }
     return NpyArray::of(array.shape, std::move(weights));
   }
+  if (array.name == "seed") {
+    // Stochastic rounding's seed: any 32 bits.
+    return NpyArray::of(array.shape, std::vector<int32_t>{int32_t(uint32_t(stream.below(1ull << 32)))});
+  }
   if (array.name == "expert_mask") {
     // Half the experts local on average, as on one of two ranks.
     std::vector<int32_t> mask(product(array.shape));
@@ -129,7 +133,11 @@ const uint16_t *rotationOf(const NpyArrays &inputs) {
 Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArrays &inputs,
              bool routingGiven, uint64_t seed, NpyArrays &outputs,
              std::map<std::string, size_t> &bytesWritten) {
-  const RotateQuantProblem problem = rotateQuantProblem(spec, seed);
+  // round=sr rounds with the seed operand's value (the kernel's input), not
+  // with the generator's seed.
+  auto srSeed = inputs.find("seed");
+  const RotateQuantProblem problem = rotateQuantProblem(
+      spec, srSeed == inputs.end() ? seed : uint64_t(uint32_t(srSeed->second.as<int32_t>()[0])));
   const uint16_t *r = rotationOf(inputs);
   const char *op = kernelOpName(spec.op);
   auto failed = [&](const std::string &message) {

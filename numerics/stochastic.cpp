@@ -5,7 +5,6 @@
 #include <cmath>
 
 namespace mxf {
-namespace {
 
 /// murmur3's 32-bit finaliser: a cheap bijective mixer a kernel can compute
 /// with a handful of VALU ops.
@@ -17,8 +16,6 @@ uint32_t fmix32(uint32_t h) {
   h ^= h >> 16;
   return h;
 }
-
-} // namespace
 
 uint32_t prngNext(uint32_t state) {
   return (state << 1) ^ ((state & 0x80000000u) ? 197u : 0u);

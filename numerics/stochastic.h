@@ -17,6 +17,10 @@ namespace mxf {
 /// v_prng_b32: D = (S << 1) ^ (S[31] ? 197 : 0), a 32-bit LFSR.
 uint32_t prngNext(uint32_t state);
 
+/// murmur3's 32-bit finaliser, the mixer of srRandomForElement (a kernel
+/// computes it with a handful of VALU ops; templates/common/block_quantizer.h).
+uint32_t fmix32(uint32_t h);
+
 /// Scaled conversion with stochastic rounding from an f32 source: the value
 /// x * 2^(127 - b) is aligned to the element grid with 23 - mbits fraction
 /// bits (bits below that, shifted out by denormal alignment, are truncated),

@@ -51,10 +51,14 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
   Value first = args[next++];
   Value r = hasR ? args[next++] : Value();
   auto take = [&]() { return Value(args[next++]); };
+  // The stochastic rounding seed follows (abi/operands.h; activation ops).
+  const bool hasSeed = spec.round == Rounding::Sr &&
+                       (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe);
+  Value seed = hasSeed ? take() : Value();
   switch (spec.op) {
   case KernelOp::RotateQuant: {
     Value q = take(), s = take(), rows = take();
-    dialect::RotateQuantOp::create(b, loc, first, r, q, s, rows, u32(spec.K), u32(spec.RS),
+    dialect::RotateQuantOp::create(b, loc, first, r, seed, q, s, rows, u32(spec.K), u32(spec.RS),
                                    fromNumerics(spec.rot), u32(spec.M), fromNumerics(spec.fmt),
                                    fromNumerics(spec.scale), fromNumerics(spec.round),
                                    fromNumerics(spec.inter), fromNumerics(spec.layout));
@@ -66,7 +70,7 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
     Value q = take(), s = take(), sortedIds = take(), sortedWeights = take(),
           sortedExpertIds = take(), numValidIds = take(), rows = take();
     dialect::RotateQuantMoeOp::create(
-        b, loc, first, r, topkIds, topkWeights, expertMask, q, s, sortedIds, sortedWeights,
+        b, loc, first, r, seed, topkIds, topkWeights, expertMask, q, s, sortedIds, sortedWeights,
         sortedExpertIds, numValidIds, rows, u32(spec.K), u32(spec.RS), fromNumerics(spec.rot),
         u32(spec.M), u32(spec.topk), u32(spec.E), u32(spec.block), u32(spec.stage),
         u32(spec.emask), fromNumerics(spec.fmt), fromNumerics(spec.scale),

@@ -244,13 +244,31 @@ KernelSpec QuantWeightOp::getKernelSpec() {
   return spec;
 }
 
+/// The seed operand's presence must follow round=sr before the operand types
+/// are compared one by one (an extra or missing operand shifts all of them).
+static LogicalResult verifySeed(Operation *op, const KernelSpec &spec, Value seed) {
+  if (!validateSpec(spec).ok() || (spec.round == mxf::Rounding::Sr) == bool(seed))
+    return success();
+  if (seed)
+    return op->emitOpError() << "seed is only taken with round=sr; round="
+                             << mxf::roundingName(spec.round) << " draws no random words: remove seed("
+                             << str(seed.getType()) << ")";
+  return op->emitOpError() << "round=sr needs the seed operand: add seed(%seed : "
+                           << str(MemRefType::get({1}, IntegerType::get(op->getContext(), 32)))
+                           << ")";
+}
+
 LogicalResult RotateQuantOp::verify() {
+  if (failed(verifySeed(*this, getKernelSpec(), getSeed())))
+    return failure();
   return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
 }
 LogicalResult RotateQuantMoeOp::verify() {
   // expert_mask's presence must follow emask before the operand types are
   // compared one by one (an extra or missing operand shifts all of them).
   const KernelSpec spec = getKernelSpec();
+  if (failed(verifySeed(*this, spec, getSeed())))
+    return failure();
   if (validateSpec(spec).ok() && (spec.emask == 1) != bool(getExpertMask())) {
     if (spec.emask == 1)
       return emitOpError() << "emask=1 needs the expert mask operand: add expert_mask(%mask : "

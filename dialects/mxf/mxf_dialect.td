@@ -141,8 +141,10 @@ class Mxf_KernelOp<string mnemonic, string specSummary, list<Trait> traits = []>
   }];
 }
 
+// Two optional operands (r, seed), so the op records its operand segment
+// sizes.
 def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
-    "rotate + MX-quantize dense activations"> {
+    "rotate + MX-quantize dense activations", [AttrSizedOperandSegments]> {
   let description = [{
     Rotates each RS-element block of every row of `x` (bf16, [M, K]) and
     quantizes it to `fmt` with one E8M0 scale per 32 elements: packed codes to
@@ -160,6 +162,7 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
   let arguments = (ins
     Arg<AnyMemRef, "bf16 activations [M, K]", [MemRead]>:$x,
     Arg<Optional<AnyMemRef>, "learned rotation (bf16)", [MemRead]>:$r,
+    Arg<Optional<AnyMemRef>, "stochastic rounding seed [1] i32 (round = sr)", [MemRead]>:$seed,
     Arg<AnyMemRef, "packed codes (i8)", [MemWrite]>:$q,
     Arg<AnyMemRef, "E8M0 scales (i8)", [MemWrite]>:$s,
     I32:$rows,
@@ -174,13 +177,14 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
         `inter` `=` custom<SpecEnum>($inter) `,`
         `layout` `=` custom<SpecEnum>($layout) `>`
     `x` `(` $x `:` type($x) `)` (`r` `(` $r^ `:` type($r) `)`)?
+    (`seed` `(` $seed^ `:` type($seed) `)`)?
     `q` `(` $q `:` type($q) `)` `s` `(` $s `:` type($s) `)`
     `rows` `(` $rows `)` attr-dict
   }];
 }
 
-// Two optional operands (r, expert_mask), so the op records its operand
-// segment sizes.
+// Three optional operands (r, seed, expert_mask), so the op records its
+// operand segment sizes.
 def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
     "rotate + MX-quantize activations and sort them for topk experts",
     [AttrSizedOperandSegments]> {
@@ -200,6 +204,7 @@ def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
   let arguments = (ins
     Arg<AnyMemRef, "bf16 activations [M, K] or [M, topk, K]", [MemRead]>:$x,
     Arg<Optional<AnyMemRef>, "learned rotation (bf16)", [MemRead]>:$r,
+    Arg<Optional<AnyMemRef>, "stochastic rounding seed [1] i32 (round = sr)", [MemRead]>:$seed,
     Arg<AnyMemRef, "expert id per (token, slot) [M, topk] i32", [MemRead]>:$topk_ids,
     Arg<AnyMemRef, "routing weight per (token, slot) [M, topk] f32", [MemRead]>:$topk_weights,
     Arg<Optional<AnyMemRef>, "local experts [E] i32 (emask = 1)", [MemRead]>:$expert_mask,
@@ -226,6 +231,7 @@ def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
         `inter` `=` custom<SpecEnum>($inter) `,`
         `layout` `=` custom<SpecEnum>($layout) `>`
     `x` `(` $x `:` type($x) `)` (`r` `(` $r^ `:` type($r) `)`)?
+    (`seed` `(` $seed^ `:` type($seed) `)`)?
     `topk_ids` `(` $topk_ids `:` type($topk_ids) `)`
     `topk_weights` `(` $topk_weights `:` type($topk_weights) `)`
     (`expert_mask` `(` $expert_mask^ `:` type($expert_mask) `)`)?

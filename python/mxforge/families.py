@@ -79,14 +79,15 @@ class QuantWeightResult(RotateQuantResult):
 
 FAMILIES = {
     "rotate_quant": Family(
-        op="rotate_quant", inputs=("x", "r"), optional=("r",),
-        elements={"x": "bf16", "r": "bf16", "q": "i8", "s": "i8"},
+        op="rotate_quant", inputs=("x", "r", "seed"), optional=("r", "seed"),
+        elements={"x": "bf16", "r": "bf16", "seed": "i32", "q": "i8", "s": "i8"},
         outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": (2,)},
         result=RotateQuantResult),
     "rotate_quant_moe": Family(
-        op="rotate_quant_moe", inputs=("x", "r", "topk_ids", "topk_weights", "expert_mask"),
-        optional=("r", "expert_mask"),
-        elements={"x": "bf16", "r": "bf16", "topk_ids": "i32", "topk_weights": "f32",
+        op="rotate_quant_moe",
+        inputs=("x", "r", "seed", "topk_ids", "topk_weights", "expert_mask"),
+        optional=("r", "seed", "expert_mask"),
+        elements={"x": "bf16", "r": "bf16", "seed": "i32", "topk_ids": "i32", "topk_weights": "f32",
                   "expert_mask": "i32", "q": "i8", "s": "i8", "sorted_ids": "i32",
                   "sorted_weights": "f32", "sorted_expert_ids": "i32", "num_valid_ids": "i32"},
         outputs=RotateQuantMoeResult.NAMES, rows_from="x",
@@ -148,7 +149,20 @@ def call(op, arrays, spec, out, keys):
     return family.result(outputs, run)
 
 
-def rotate_quant(x, spec=None, r=None, out=None, **spec_keys):
+def _seed_array(seed, like):
+    """round=sr's seed operand ([1] i32) from an int (its low 32 bits) or an
+    array given as it is; None stays None (the spec then needs none)."""
+    if seed is None or not isinstance(seed, int):
+        return seed
+    import numpy as np
+    value = np.array([seed & 0xFFFFFFFF], dtype=np.uint32).view(np.int32)
+    if _arrays.is_tensor(like):
+        import torch
+        return torch.from_numpy(value).to(like.device)
+    return value
+
+
+def rotate_quant(x, spec=None, r=None, out=None, seed=None, **spec_keys):
     """Rotates and MX-quantizes the rows of `x` ([m, K] bf16: a torch.bfloat16
     tensor, or a numpy uint16 array of bf16 bit patterns).
 
@@ -161,9 +175,13 @@ def rotate_quant(x, spec=None, r=None, out=None, **spec_keys):
     x, uint8, in the shapes of docs/abi.md (q [m, packed(K)], s [m, K/32], or
     [pad256(m), pad8(K/32)] with layout=a4w4_shuffle), or writes them into
     ``out=(q, s)``. Rows of x (and of an out q) may be strided (x[:, :K] of a
-    wider tensor); the last dimension must have unit stride.
+    wider tensor); the last dimension must have unit stride. With
+    round="sr", `seed` (an int, or a [1] int32 array on x's device, which a
+    captured graph may change between replays) seeds the stochastic
+    rounding: the same seed gives the same bytes.
     """
-    return call("rotate_quant", {"x": x, "r": r}, spec, out, spec_keys)
+    return call("rotate_quant", {"x": x, "r": r, "seed": _seed_array(seed, x)}, spec, out,
+                spec_keys)
 
 
 def quant_weight(w, spec=None, r=None, out=None, **spec_keys):
@@ -187,7 +205,7 @@ def quant_weight(w, spec=None, r=None, out=None, **spec_keys):
 
 
 def rotate_quant_moe(x, topk_ids, topk_weights, spec=None, r=None, expert_mask=None, out=None,
-                     **spec_keys):
+                     seed=None, **spec_keys):
     """Rotates and MX-quantizes the tokens of a MoE layer and sorts their
     routing as AITER's fused MoE expects, in one launch.
 
@@ -204,7 +222,8 @@ def rotate_quant_moe(x, topk_ids, topk_weights, spec=None, r=None, expert_mask=N
     past them are not written), or writes them into ``out=(...)``. Ids
     outside [0, E) are refused on the emu device (the C API reads them).
     """
-    return call("rotate_quant_moe", {"x": x, "r": r, "topk_ids": topk_ids,
+    return call("rotate_quant_moe", {"x": x, "r": r, "seed": _seed_array(seed, x),
+                                     "topk_ids": topk_ids,
                                      "topk_weights": topk_weights, "expert_mask": expert_mask},
                 spec, out, spec_keys)
 

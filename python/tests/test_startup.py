@@ -21,7 +21,8 @@ def write_bundle(tmp_path, specs):
 
 def test_compile_returns_one_result_per_spec(rng):
     k = 32 * rng.randint(1, 32)
-    specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100", f"rotate_quant:K={k},round=sr",
+    specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100",
+             f"rotate_quant:K={k},fmt=fp6_e2m3,round=sr",
              f"rotate_quant:K={k},M=8,scale=rceil"]
     results = mxforge.compile(specs, threads=2)
     assert [r.ok for r in results] == [True, False, False, True]

@@ -20,6 +20,7 @@
 #include "spec/kernel_spec.h"
 
 #include "numerics/formats.h"
+#include "numerics/stochastic.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -39,6 +40,13 @@ struct QuantizedBlock {
   mlir::Value scaleByte; // i32: the block's E8M0 byte (the same in all four lanes)
 };
 
+/// round=sr: the pair index (i32) of each piece's first two elements, in
+/// numerics' numbering (element row * K + channel; pair = element / 2). A
+/// piece's 4 elements are its pair and the next.
+struct StochasticPairs {
+  mlir::Value piece0, piece1;
+};
+
 /// Bytes of one lane's piece (4 codes) in `format`'s packing.
 inline int64_t codePieceBytes(ElemFormat format) { return formatInfo(format).bits * 4 / 8; }
 
@@ -46,9 +54,12 @@ class BlockQuantizer : private IrBuilder {
 public:
   BlockQuantizer(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec) : IrBuilder(b), spec(spec) {}
 
+  /// round=sr: the seed operand's value (i32, the same in every lane).
+  void setStochasticSeed(Value seed) { srSeed = seed; }
+
   /// tile0/tile1: this lane's channels 4g..4g+3 and 16+4g..16+4g+3 of the
-  /// block (g = lane / 16), as vector<4xf32>.
-  QuantizedBlock quantize(Value tile0, Value tile1) {
+  /// block (g = lane / 16), as vector<4xf32>. `pairs`: round=sr only.
+  QuantizedBlock quantize(Value tile0, Value tile1, StochasticPairs pairs = {}) {
     constexpr int kLanes = 64;
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     if (spec.inter == Intermediate::Bf16) {
@@ -79,6 +90,10 @@ public:
     Value scale = mlir::arith::BitcastOp::create(
         b, b.getF32Type(), mlir::arith::ShLIOp::create(b, scaleByte, i32(23)));
 
+    if (spec.round == Rounding::Sr)
+      return {formatInfo(spec.fmt).bits == 8 ? packFp8Stochastic(tile0, tile1, scale, pairs)
+                                             : packFp4Stochastic(tile0, tile1, scale, pairs),
+              scaleByte};
     if (formatInfo(spec.fmt).bits == 6)
       return {packFp6(tile0, tile1, scale), scaleByte};
     if (formatInfo(spec.fmt).bits == 8)
@@ -161,7 +176,97 @@ private:
                                            llvm::ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
   }
 
+  // --- stochastic rounding (numerics/stochastic.h) -------------------------
+  Value mix(Value h) { // fmix32
+    auto xorShift = [&](Value v, int64_t shift) {
+      return mlir::arith::XOrIOp::create(b, v, mlir::arith::ShRUIOp::create(b, v, i32(shift)));
+    };
+    h = xorShift(h, 16);
+    h = mlir::arith::MulIOp::create(b, h, i32(int32_t(0x85EBCA6Bu)));
+    h = xorShift(h, 13);
+    h = mlir::arith::MulIOp::create(b, h, i32(int32_t(0xC2B2AE35u)));
+    return xorShift(h, 16);
+  }
+
+  /// srRandomForElement's base word of pair `pair` (< 2^32, so the pair's
+  /// high word is 0 and its mix a build-time constant).
+  Value pairWord(Value pair) {
+    const int32_t high = int32_t(fmix32(0x9E3779B9u));
+    return mix(mlir::arith::XOrIOp::create(b, srSeed,
+                                           mix(mlir::arith::XOrIOp::create(b, pair, i32(high)))));
+  }
+
+  /// v_prng_b32: (s << 1) ^ (s[31] ? 197 : 0), the odd element's word.
+  Value prngNext(Value s) {
+    Value top = cmp(mlir::arith::CmpIPredicate::slt, s, i32(0));
+    return mlir::arith::XOrIOp::create(b, mlir::arith::ShLIOp::create(b, s, i32(1)),
+                                       mlir::arith::SelectOp::create(b, top, i32(197), i32(0)));
+  }
+
+  /// One i32 of 4 code bytes as vector<4xi8>.
+  Value wordBytes(Value word) {
+    auto v1i32 = mlir::VectorType::get({1}, b.getI32Type());
+    return mlir::vector::BitCastOp::create(
+        b, mlir::VectorType::get({4}, b.getI8Type()),
+        mlir::vector::FromElementsOp::create(b, v1i32, mlir::ValueRange{word}));
+  }
+
+  /// `code` (an i32 whose byte 0 an SR convert wrote) as byte `index` of a
+  /// word. LLVM 22 does not tie the SR converts' old-value operand to their
+  /// destination (the register it picks may hold anything in the other
+  /// bytes), so each convert writes byte 0 of its own register and the
+  /// bytes are assembled here instead of chained through `oldVdst`.
+  Value placeByte(Value word, Value code, int index) {
+    Value byte = mlir::arith::AndIOp::create(b, code, i32(0xFF));
+    if (index)
+      byte = mlir::arith::ShLIOp::create(b, byte, i32(8 * index));
+    return mlir::arith::OrIOp::create(b, word, byte);
+  }
+
+  /// fp4 with v_cvt_scalef32_sr_pk_fp4_f32: byte 2p + j of the lane's word is
+  /// pair j of piece p; the instruction rounds the pair's even element with
+  /// the given word and the odd one with v_prng_b32 of it, as numerics does.
+  Value packFp4Stochastic(Value tile0, Value tile1, Value scale, StochasticPairs pairs) {
+    Value word = i32(0);
+    Value tiles[2] = {tile0, tile1}, first[2] = {pairs.piece0, pairs.piece1};
+    for (int piece = 0; piece < 2; ++piece)
+      for (int j = 0; j < 2; ++j) {
+        Value pair = mlir::arith::AddIOp::create(b, first[piece], i32(j));
+        Value code = mlir::ROCDL::CvtScaleF32SrPkFp4F32Op::create(
+            b, b.getI32Type(), i32(0), slice(tiles[piece], 2 * j, 2), pairWord(pair), scale,
+            b.getI32IntegerAttr(0));
+        word = placeByte(word, code, 2 * piece + j);
+      }
+    return wordBytes(word);
+  }
+
+  /// fp8 with v_cvt_scalef32_sr_{fp8,bf8}_f32, one element per instruction,
+  /// placed at byte e of its piece's word; odd elements take v_prng_b32 of
+  /// their pair's word.
+  Value packFp8Stochastic(Value tile0, Value tile1, Value scale, StochasticPairs pairs) {
+    Value tiles[2] = {tile0, tile1}, first[2] = {pairs.piece0, pairs.piece1}, bytes[2];
+    for (int piece = 0; piece < 2; ++piece) {
+      Value word = i32(0);
+      for (int e = 0; e < 4; ++e) {
+        Value base = pairWord(mlir::arith::AddIOp::create(b, first[piece], i32(e / 2)));
+        Value random = e % 2 ? prngNext(base) : base;
+        Value element = mlir::vector::ExtractOp::create(b, tiles[piece], int64_t(e));
+        auto byteZero = b.getI32IntegerAttr(0);
+        Value code = spec.fmt == ElemFormat::E4M3
+                         ? Value(mlir::ROCDL::CvtScaleF32SrFp8F32Op::create(
+                               b, b.getI32Type(), i32(0), element, random, scale, byteZero))
+                         : Value(mlir::ROCDL::CvtScaleF32SrBf8F32Op::create(
+                               b, b.getI32Type(), i32(0), element, random, scale, byteZero));
+        word = placeByte(word, code, e);
+      }
+      bytes[piece] = wordBytes(word);
+    }
+    return mlir::vector::ShuffleOp::create(b, bytes[0], bytes[1],
+                                           llvm::ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  }
+
   const KernelSpec &spec;
+  Value srSeed; // round=sr
 };
 
 } // namespace mxf

@@ -83,6 +83,9 @@ public:
 
   void emitBody() {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
+    if (spec.round == Rounding::Sr) // one u32, read once (an s_load)
+      quantizer.setStochasticSeed(
+          mlir::memref::LoadOp::create(b, args.get("seed"), mlir::ValueRange{idx(0)}));
     if (spec.op == KernelOp::RotateQuantMoe)
       return emitMoeBody(tid);
     lane = remBy(tid, kLanes);
@@ -773,13 +776,31 @@ private:
   }
 
   // --- quantization of one 32-channel block --------------------------------
+  /// round=sr: the pair indices of this lane's two pieces of block
+  /// `scaleBlock` of its row (numerics: element row * K + channel): pieces at
+  /// channels 4g and 16 + 4g (MFMA tiles) or 8g and 8g + 4 (contiguous).
+  StochasticPairs stochasticPairs(Value scaleBlock, LaneChannels channels) {
+    if (spec.round != Rounding::Sr)
+      return {};
+    Value rowI32 = arith::IndexCastOp::create(b, b.getI32Type(), row);
+    Value blockI32 = arith::IndexCastOp::create(b, b.getI32Type(), scaleBlock);
+    Value groupI32 = arith::IndexCastOp::create(b, b.getI32Type(), group);
+    const bool tiles = channels == LaneChannels::MfmaTiles;
+    Value first = arith::AddIOp::create(
+        b,
+        arith::AddIOp::create(b, arith::MulIOp::create(b, rowI32, i32(spec.K / 2)),
+                              arith::MulIOp::create(b, blockI32, i32(16))),
+        arith::MulIOp::create(b, groupI32, i32(tiles ? 2 : 4)));
+    return {first, arith::AddIOp::create(b, first, i32(tiles ? 8 : 2))};
+  }
+
   /// tile0/tile1: this lane's channels 4g..4g+3 and 16+4g..16+4g+3 of scale
   /// block `scaleBlock` for token `row` (the MFMA result layout), or 8g..8g+3
   /// and 8g+4..8g+7 (`LaneChannels::Contiguous`, the butterfly's), as
   /// vector<4xf32>.
   void emitQuantizeBlock(Value scaleBlock, Value tile0, Value tile1,
                          LaneChannels channels = LaneChannels::MfmaTiles) {
-    const QuantizedBlock block = quantizer.quantize(tile0, tile1);
+    const QuantizedBlock block = quantizer.quantize(tile0, tile1, stochasticPairs(scaleBlock, channels));
     Value bytes = block.bytes, scaleByte = block.scaleByte;
     if (sorter) {
       ifThen(rowValid, [&] { codes->storeLaneCodes(scaleBlock, group, bytes, channels); });
@@ -878,10 +899,17 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   // they spill (RS=256, and the per-block R through each wave's LDS), so
   // they are asked for 7 waves (72 VGPRs, 102 SGPRs), 6 (80) at RS=256,
   // where stage 2's pass loop spilled 20 bytes at 72 (docs/templates.md).
+  // fp6 weights in W6A16 tiles with a per-block R through each wave's LDS
+  // spilled 20 bytes at 72 (RS=128 with a4w4 scales: 72 VGPRs live), so
+  // they get 6 waves as RS=256 does.
   const bool moe = spec.op == KernelOp::RotateQuantMoe;
+  const bool fp6NeedsSix =
+      spec.RS >= 256 || (spec.op == KernelOp::QuantWeight &&
+                         spec.wlayout == WeightLayout::W6A16Tile16x128 &&
+                         tiling.transposesInWaveLds);
   if (tightRegisterBudget)
     func->setAttr("rocdl.waves_per_eu",
-                  b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6 ? (spec.RS >= 256 ? 6 : 7)
+                  b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6 ? (fp6NeedsSix ? 6 : 7)
                                       : moe                          ? (spec.RS >= 256 ? 6 : 7)
                                                                      : 8));
   b.setInsertionPointToStart(&func.getBody().front());

@@ -103,6 +103,7 @@ RunInputs drawInputs(const KernelSpec &spec, int m, const RunContext &context) {
     inputs.x.insert(inputs.x.end(), values.begin(), values.end());
   }
   inputs.r = learnedRotation(spec, matrixKindFor(context.specIndex + context.run), rng);
+  inputs.seed = uint32_t(rng()); // round=sr: a fresh seed per run
   // Every other run passes x and q as views of wider rows (an engine's
   // slices): strides a random number of 16-byte steps past the row.
   if ((context.specIndex + context.run) % 2 == 1) {

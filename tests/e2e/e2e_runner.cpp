@@ -125,9 +125,19 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
       return r.status();
   }
 
+  // round=sr: the seed operand after r (abi/operands.h).
+  Result<runtime::ScopedBuffer> seed = runtime::ScopedBuffer();
+  if (kernel.spec.round == Rounding::Sr) {
+    seed = allocate(sizeof(inputs.seed), &inputs.seed);
+    if (!seed.ok())
+      return seed.status();
+  }
+
   std::vector<runtime::KernelArg> args{runtime::KernelArg::buffer(x.value().get())};
   if (kernel.rElements)
     args.push_back(runtime::KernelArg::buffer(r.value().get()));
+  if (kernel.spec.round == Rounding::Sr)
+    args.push_back(runtime::KernelArg::buffer(seed.value().get()));
   args.push_back(runtime::KernelArg::buffer(q.value().get()));
   args.push_back(runtime::KernelArg::buffer(s.value().get()));
   runtime::RowStrides strides;
@@ -160,7 +170,9 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
 }
 
 Result<QuantizedRows> referenceFor(const KernelSpec &spec, const RunInputs &inputs) {
-  return rotateQuant(problemFor(spec, ScaleLayout::Plain), inputs.x.data(), size_t(inputs.m),
+  RotateQuantProblem problem = problemFor(spec, ScaleLayout::Plain);
+  problem.quant.seed = inputs.seed;
+  return rotateQuant(problem, inputs.x.data(), size_t(inputs.m),
                      inputs.r.empty() ? nullptr : inputs.r.data());
 }
 

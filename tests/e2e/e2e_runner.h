@@ -43,6 +43,7 @@ struct RunInputs {
   int m = 1;
   std::vector<uint16_t> x; // m rows of K bf16 values
   std::vector<uint16_t> r; // the learned rotation, if the spec takes one
+  uint32_t seed = 0;       // round=sr: the seed operand
   uint8_t poison = 0xA5;   // fills q and s (and q's stride gaps) before the launch
   /// Row strides of x (elements) and q (bytes); 0: dense. The gaps of x
   /// hold garbage the kernel must ignore.

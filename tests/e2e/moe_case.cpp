@@ -135,6 +135,7 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
     in.x.insert(in.x.end(), values.begin(), values.end());
   }
   in.r = learnedRotation(spec, matrixKindFor(base), rng);
+  in.seed = uint32_t(rng());
   if (spec.stage != 2) {
     if (rng() % 2)
       in.xStride = spec.K + 8 * int64_t(1 + rng() % 8);
@@ -147,6 +148,7 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
 Result<MoeQuantized> moeReference(const KernelSpec &spec, const MoeInputs &inputs) {
   MoeProblem problem;
   problem.quant = problemFor(spec, spec.layout);
+  problem.quant.quant.seed = inputs.seed;
   problem.rows = spec.stage == 2 ? MoeRows::Routed : MoeRows::Tokens;
   problem.topk = spec.topk;
   problem.experts = spec.E;
@@ -183,6 +185,8 @@ Result<MoeRun> launchMoe(const CodeObject &code, const KernelSpec &spec, const M
   given["topk_weights"] = bytesOf(inputs.topkWeights);
   if (!inputs.expertMask.empty())
     given["expert_mask"] = bytesOf(inputs.expertMask);
+  if (spec.round == Rounding::Sr)
+    given["seed"] = bytesOf(std::vector<uint32_t>{inputs.seed});
   runtime::SpecLaunchOptions launchOptions;
   launchOptions.poison = poison;
   launchOptions.initialOutputs = initial;

@@ -46,6 +46,7 @@ struct MoeInputs {
   std::vector<float> topkWeights; // [m, topk]
   std::vector<int32_t> expertMask; // [E] when emask=1
   int64_t xStride = 0, qStride = 0; // stage 1 only; 0 = dense
+  uint32_t seed = 0;                // round=sr: the seed operand
 };
 
 /// Draws the inputs of run `routing` of `spec` (m too, unless forcedM > 0).

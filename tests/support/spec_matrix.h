@@ -164,8 +164,33 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
+  // Stochastic rounding (issue 18): every rotation (the butterfly too) in
+  // fp4, and every rotation size in each fp8 format; each run draws its own
+  // seed (tests/e2e/e2e_case.cpp), so the seeds vary from run to run.
+  std::vector<MatrixRotation> srRotations = matrixRotations();
+  srRotations.push_back({32, RotationKind::HadamardButterfly});
+  auto stochastic = [&](ElemFormat format, int rs, RotationKind kind) {
+    KernelSpec spec;
+    spec.K = shapes[turn % std::size(shapes)].first;
+    spec.M = shapes[turn % std::size(shapes)].second;
+    spec.RS = rs;
+    spec.rot = kind;
+    spec.fmt = format;
+    spec.round = Rounding::Sr;
+    spec.scale = allRules[turn % std::size(allRules)];
+    spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+    spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+    ++turn;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  };
+  for (const MatrixRotation &rotation : srRotations)
+    stochastic(ElemFormat::E2M1, rotation.rs, rotation.kind);
+  for (ElemFormat format : {ElemFormat::E4M3, ElemFormat::E5M2})
+    for (int rs : {0, 32, 64, 128, 256})
+      stochastic(format, rs, rs == 0 ? RotationKind::None : RotationKind::Hadamard);
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 + 26 fp8 + 10 butterfly = 426
+  // + 26 fp6 + 26 fp8 + 10 butterfly + 24 stochastic = 450
   return specs;
 }
 
@@ -269,8 +294,24 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
+  // The one fp6 weight kernel that spilled at 72 VGPRs (a per-block R at
+  // RS=128 into W6A16 tiles with a4w4 scales): it asks for 6 waves now.
+  {
+    KernelSpec spec;
+    spec.op = KernelOp::QuantWeight;
+    spec.N = 208;
+    spec.K = 1024;
+    spec.RS = 128;
+    spec.rot = RotationKind::LearnedPerBlock;
+    spec.fmt = ElemFormat::E2M3;
+    spec.scale = ScaleRule::Even126;
+    spec.wlayout = WeightLayout::W6A16Tile16x128;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
   // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts
-  // + 6 butterfly = 114
+  // + 6 butterfly + 1 = 115
   return specs;
 }
 
@@ -331,6 +372,18 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
       spec.layout = next % 2 ? ScaleLayout::Plain : ScaleLayout::A4W4Shuffle;
       specs.push_back(shaped(spec));
     }
+  // Stochastic rounding: fp4 and fp8 at both stages.
+  for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E4M3})
+    for (int rs : {64, 128}) {
+      KernelSpec spec;
+      spec.fmt = format;
+      spec.round = Rounding::Sr;
+      spec.RS = rs;
+      spec.rot = RotationKind::Hadamard;
+      spec.scale = rules[next % std::size(rules)];
+      spec.layout = next % 2 ? ScaleLayout::Plain : ScaleLayout::A4W4Shuffle;
+      specs.push_back(shaped(spec));
+    }
   // The configurations the engines run: DeepSeek-V3 (K=7168, E=256, top-8)
   // and Qwen3-30B-A3B (K=2048, E=128, top-8) with AITER's RCEIL and shuffled
   // scales, both stages, and a 512-routed + 1 shared expert top-10 router.
@@ -354,7 +407,7 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
-  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 6 engine specs = 186
+  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 4 stochastic + 6 engine specs = 190
   return specs;
 }
 

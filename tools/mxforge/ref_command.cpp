@@ -80,7 +80,10 @@ void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const arrays::Referenc
   std::vector<std::string> uses;
   if (!run.generated.empty())
     uses.push_back("generated: " + llvm::join(run.generated, ", "));
-  if (spec.round == Rounding::Sr)
+  // rotate_quant and rotate_quant_moe take round=sr's seed as the input
+  // `seed` (generated from this seed unless given); the other ops round
+  // with this seed itself.
+  if (spec.round == Rounding::Sr && !run.inputs.count("seed"))
     uses.push_back("round=sr");
   if (!uses.empty())
     out << "seed: " << seed << " (" << llvm::join(uses, "; ") << ")\n";

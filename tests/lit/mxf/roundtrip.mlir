@@ -8,7 +8,7 @@
 // CHECK-SAME: attributes {mxf.spec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950"}
 // CHECK: mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%{{.*}} : memref<16x4096xbf16>) q(%{{.*}} : memref<16x2048xi8>) s(%{{.*}} : memref<16x128xi8>) rows(%{{.*}})
 // GENERIC-LABEL: sym_name = "dense_hadamard"
-// GENERIC: "mxf.rotate_quant"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>, scale = #mxf.scale<even>}>
+// GENERIC: "mxf.rotate_quant"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1, 1>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>, scale = #mxf.scale<even>}>
 func.func @dense_hadamard(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32)
     attributes {mxf.spec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950"} {
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even,
@@ -17,13 +17,14 @@ func.func @dense_hadamard(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: 
   return
 }
 
-// No rotation, fp6, shuffled scales: [pad256(1), pad8(96/32)] = [256, 8].
+// No rotation, fp6, shuffled scales: [pad256(1), pad8(96/32)] = [256, 8];
+// round=sr takes its seed operand ([1] i32).
 // CHECK-LABEL: func.func @dense_rtn_fp6_shuffled
-// CHECK: mxf.rotate_quant <K = 96, RS = 0, rot = none, M = 1, fmt = fp6_e3m2, scale = rceil_recip, round = sr, inter = bf16, layout = a4w4_shuffle> x(%{{.*}} : memref<1x96xbf16>) q(%{{.*}} : memref<1x72xi8>) s(%{{.*}} : memref<256x8xi8>) rows(%{{.*}})
-func.func @dense_rtn_fp6_shuffled(%x: memref<1x96xbf16>, %q: memref<1x72xi8>, %s: memref<256x8xi8>, %m: i32) {
+// CHECK: mxf.rotate_quant <K = 96, RS = 0, rot = none, M = 1, fmt = fp6_e3m2, scale = rceil_recip, round = sr, inter = bf16, layout = a4w4_shuffle> x(%{{.*}} : memref<1x96xbf16>) seed(%{{.*}} : memref<1xi32>) q(%{{.*}} : memref<1x72xi8>) s(%{{.*}} : memref<256x8xi8>) rows(%{{.*}})
+func.func @dense_rtn_fp6_shuffled(%x: memref<1x96xbf16>, %seed: memref<1xi32>, %q: memref<1x72xi8>, %s: memref<256x8xi8>, %m: i32) {
   mxf.rotate_quant <K = 96, RS = 0, rot = none, M = 1, fmt = fp6_e3m2, scale = rceil_recip,
                     round = sr, inter = bf16, layout = a4w4_shuffle>
-      x(%x : memref<1x96xbf16>) q(%q : memref<1x72xi8>) s(%s : memref<256x8xi8>) rows(%m)
+      x(%x : memref<1x96xbf16>) seed(%seed : memref<1xi32>) q(%q : memref<1x72xi8>) s(%s : memref<256x8xi8>) rows(%m)
   return
 }
 

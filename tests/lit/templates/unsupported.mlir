@@ -9,8 +9,8 @@ func.func @butterfly(%x: memref<1x4096xbf16>, %q: memref<1x2048xi8>, %s: memref<
 
 // -----
 
-func.func @stochastic(%x: memref<1x4160xbf16>, %q: memref<1x2080xi8>, %s: memref<1x130xi8>, %m: i32) {
-  // expected-error @below {{does not support round=sr}}
-  mxf.rotate_quant <K = 4160, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = sr, inter = f32, layout = plain> x(%x : memref<1x4160xbf16>) q(%q : memref<1x2080xi8>) s(%s : memref<1x130xi8>) rows(%m)
+func.func @stochastic(%x: memref<1x4160xbf16>, %seed: memref<1xi32>, %q: memref<1x3120xi8>, %s: memref<1x130xi8>, %m: i32) {
+  // expected-error @below {{does not support round=sr with fmt=fp6_e2m3}}
+  mxf.rotate_quant <K = 4160, RS = 0, rot = none, M = 1, fmt = fp6_e2m3, scale = even, round = sr, inter = f32, layout = plain> x(%x : memref<1x4160xbf16>) seed(%seed : memref<1xi32>) q(%q : memref<1x3120xi8>) s(%s : memref<1x130xi8>) rows(%m)
   return
 }

@@ -150,7 +150,10 @@ TEST(ReferenceRunner, DocumentedShapes) {
 
 /// The four ops called directly on the run's inputs.
 void expectEqualsNumerics(const KernelSpec &spec, int m, const ReferenceRun &run, uint64_t seed) {
-  const RotateQuantProblem problem = rotateQuantProblem(spec, seed);
+  // round=sr rounds with the seed input where the op takes one.
+  const uint64_t srSeed =
+      run.inputs.count("seed") ? uint32_t(run.inputs.at("seed").as<int32_t>()[0]) : seed;
+  const RotateQuantProblem problem = rotateQuantProblem(spec, srSeed);
   const uint16_t *r = run.inputs.count("r") ? run.inputs.at("r").as<uint16_t>().data() : nullptr;
   switch (spec.op) {
   case KernelOp::RotateQuant: {
@@ -409,13 +412,34 @@ TEST(ReferenceRunner, RejectsRunsTooLargeForMemory) {
   EXPECT_TRUE(contains(run.error(), "use a smaller M, N or K"));
 }
 
-TEST(ReferenceRunner, StochasticRoundingTakesTheLow32BitsOfTheSeed) {
+// rotate_quant's round=sr rounds with its input `seed` (the kernel's
+// operand), whatever the generator's seed; a new seed input, new bytes.
+TEST(ReferenceRunner, StochasticRoundingUsesTheSeedInput) {
   const KernelSpec spec = specOf("rotate_quant:K=256,RS=64,rot=hadamard,M=4,round=sr");
   Result<ReferenceRun> base = runReference(spec, 4, {}, 7);
   ASSERT_TRUE(base.ok());
-  NpyArrays given{{"x", base.value().inputs.at("x")}};
-  Result<ReferenceRun> high = runReference(spec, 4, given, 7 | (uint64_t(1) << 40));
-  Result<ReferenceRun> other = runReference(spec, 4, given, 8);
+  EXPECT_EQ(base.value().inputs.count("seed"), 1u);
+  NpyArrays given{{"x", base.value().inputs.at("x")}, {"seed", base.value().inputs.at("seed")}};
+  Result<ReferenceRun> sameSeed = runReference(spec, 4, given, 12345);
+  ASSERT_TRUE(sameSeed.ok());
+  EXPECT_TRUE(sameSeed.value().outputs.at("q").values == base.value().outputs.at("q").values);
+  std::vector<int32_t> flipped = base.value().inputs.at("seed").as<int32_t>();
+  flipped[0] ^= 1;
+  given["seed"] = NpyArray::of<int32_t>({1}, flipped);
+  Result<ReferenceRun> otherSeed = runReference(spec, 4, given, 7);
+  ASSERT_TRUE(otherSeed.ok());
+  EXPECT_FALSE(otherSeed.value().outputs.at("q").values == base.value().outputs.at("q").values);
+}
+
+// An op without a seed input (quant_weight) rounds with the low 32 bits of
+// the generator's seed.
+TEST(ReferenceRunner, StochasticRoundingWithoutASeedInputTakesTheLow32Bits) {
+  const KernelSpec spec = specOf("quant_weight:K=256,N=16,RS=64,rot=hadamard,round=sr");
+  Result<ReferenceRun> base = runReference(spec, 16, {}, 7);
+  ASSERT_TRUE(base.ok());
+  NpyArrays given{{"w", base.value().inputs.at("w")}};
+  Result<ReferenceRun> high = runReference(spec, 16, given, 7 | (uint64_t(1) << 40));
+  Result<ReferenceRun> other = runReference(spec, 16, given, 8);
   ASSERT_TRUE(high.ok() && other.ok());
   EXPECT_TRUE(high.value().outputs.at("q").values == base.value().outputs.at("q").values);
   EXPECT_FALSE(other.value().outputs.at("q").values == base.value().outputs.at("q").values);

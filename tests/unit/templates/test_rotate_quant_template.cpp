@@ -199,7 +199,7 @@ TEST(RotateQuantTemplate, UnsupportedSpecBuildsNothing) {
   auto module = mlir::ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToEnd(module.getBody());
   auto gpuModule = mlir::gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
-  Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,round=sr");
+  Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,fmt=fp6_e2m3,round=sr");
   ASSERT_TRUE(spec.ok());
   Status status = buildRotateQuantKernel(gpuModule, spec.value(), "kernel");
   EXPECT_FALSE(status.ok());
