@@ -67,7 +67,10 @@ TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
   }
   // DeepSeek-V3's experts: K=7168 into E=256 top-8 (issue 12).
   bool deepseekExperts = false;
-  for (const KernelSpec &spec : findSpecPreset("deepseek-v3").value().specs)
+  // The Result must outlive the loop: value() refers into it.
+  const Result<SpecPreset> deepseek = findSpecPreset("deepseek-v3");
+  ASSERT_TRUE(deepseek.ok()) << deepseek.error();
+  for (const KernelSpec &spec : deepseek.value().specs)
     deepseekExperts |= spec.op == KernelOp::RotateQuantMoe && spec.K == 7168 && spec.E == 256 &&
                        spec.topk == 8 && spec.stage == 1;
   EXPECT_TRUE(deepseekExperts);
