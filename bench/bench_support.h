@@ -4,11 +4,29 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <random>
 #include <vector>
 
 namespace mxf::bench {
 
 using Clock = std::chrono::steady_clock;
+
+/// Normal bf16 values (scaled for a learned R), as an operand's bytes: the
+/// inputs the emulator benchmarks feed their kernels.
+inline std::vector<uint8_t> normalBf16(uint64_t bytes, float scale, std::mt19937 &rng) {
+  std::normal_distribution<float> normal;
+  std::vector<uint8_t> data(bytes);
+  for (size_t i = 0; i + 1 < data.size(); i += 2) {
+    const float v = normal(rng) * scale;
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    data[i] = uint8_t(bits >> 16);
+    data[i + 1] = uint8_t(bits >> 24);
+  }
+  return data;
+}
 
 inline double millisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();

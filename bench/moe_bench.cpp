@@ -70,19 +70,6 @@ struct Counted {
   }
 };
 
-std::vector<uint8_t> normalBf16(uint64_t bytes, float scale, std::mt19937 &rng) {
-  std::normal_distribution<float> normal;
-  std::vector<uint8_t> data(bytes);
-  for (size_t i = 0; i + 1 < data.size(); i += 2) {
-    const float v = normal(rng) * scale;
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    data[i] = uint8_t(bits >> 16);
-    data[i + 1] = uint8_t(bits >> 24);
-  }
-  return data;
-}
-
 /// Each token routed to topk distinct experts, weights in (0, 1).
 void drawRouting(const mxf::KernelSpec &spec, int m, std::mt19937 &rng,
                  mxf::runtime::HostArrays &inputs) {
@@ -126,7 +113,7 @@ mxf::Result<Launched> run(const mxf::KernelSpec &spec, const mxf::CodeObject &co
     if (name != "s" || spec.op != mxf::KernelOp::RotateQuantMoe)
       out.required += bytes;
     if (!operand.written && !inputs.count(operand.name))
-      inputs[name] = normalBf16(bytes, name == "r" ? 0.1f : 1.0f, rng);
+      inputs[name] = mxf::bench::normalBf16(bytes, name == "r" ? 0.1f : 1.0f, rng);
   }
   auto device = mxf::runtime::openEmuDevice({});
   if (!device.ok())

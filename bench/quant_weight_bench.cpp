@@ -44,20 +44,6 @@ const Case kCases[] = {
     {8192, 28672, "RS=0,fmt=fp6_e2m3,scale=even126,wlayout=w6a16_16x128"},
 };
 
-/// Normal bf16 values (scaled for a learned R), as the operand's bytes.
-std::vector<uint8_t> normalBf16(uint64_t bytes, float scale, std::mt19937 &rng) {
-  std::normal_distribution<float> normal;
-  std::vector<uint8_t> data(bytes);
-  for (size_t i = 0; i + 1 < data.size(); i += 2) {
-    const float v = normal(rng) * scale;
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    data[i] = uint8_t(bits >> 16);
-    data[i + 1] = uint8_t(bits >> 24);
-  }
-  return data;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -87,7 +73,7 @@ int main(int argc, char **argv) {
       required += bytes;
       if (!operand.written)
         inputs[operand.name] =
-            normalBf16(bytes, operand.name[0] == 'r' ? 0.1f : 1.0f, rng);
+            mxf::bench::normalBf16(bytes, operand.name[0] == 'r' ? 0.1f : 1.0f, rng);
     }
     auto device = mxf::runtime::openEmuDevice({});
     if (!device.ok()) {

@@ -9,15 +9,12 @@
 #include "spec/buckets.h"
 
 namespace mxf {
-namespace {
 
 KernelSpec rotateQuantCodeSpec(const KernelSpec &spec) {
   KernelSpec code = spec;
   code.M = kLargestMBucket;
   return code;
 }
-
-} // namespace
 
 LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec) {
   const KernelTiling tiling = chooseRotateQuantTiling(spec);

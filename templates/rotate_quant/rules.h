@@ -11,6 +11,10 @@ namespace mxf {
 /// class, M = kLargestMBucket, and one code object.
 FamilyRules rotateQuantRules();
 
+/// The code spec of every M bucket: M = kLargestMBucket (the code reads m
+/// from its argument). rotate_quant_moe's code spec too.
+KernelSpec rotateQuantCodeSpec(const KernelSpec &spec);
+
 /// The launch record of a supported rotate_quant spec, from its tiling.
 LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec);
 

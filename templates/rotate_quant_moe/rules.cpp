@@ -5,20 +5,9 @@
 #include "templates/rotate_quant/rules.h"
 #include "templates/rotate_quant/tiling.h"
 
-#include "spec/buckets.h"
-
 #include <string>
 
 namespace mxf {
-namespace {
-
-KernelSpec rotateQuantMoeCodeSpec(const KernelSpec &spec) {
-  KernelSpec code = spec;
-  code.M = kLargestMBucket;
-  return code;
-}
-
-} // namespace
 
 Status checkRotateQuantMoeSupported(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -42,7 +31,8 @@ FamilyRules rotateQuantMoeRules() {
   // rotate_quant's geometry: the grid covers the m tokens in 16-row tiles
   // (stage 2 loops over a tile's topk row groups), and the sorter's LDS is
   // in the tiling's count (rotateQuantLaunchRecord adds it).
-  return {KernelOp::RotateQuantMoe, checkRotateQuantMoeSupported, rotateQuantMoeCodeSpec,
+  // The code does not depend on M either (rotateQuantCodeSpec).
+  return {KernelOp::RotateQuantMoe, checkRotateQuantMoeSupported, rotateQuantCodeSpec,
           rotateQuantLaunchRecord};
 }
 
