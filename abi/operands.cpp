@@ -85,7 +85,8 @@ void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) 
   if (spec.rot == RotationKind::Learned)
     ops.push_back(meant(
         {"r", OperandElement::Bf16, {rs, rs}, false, "RS=" + str(rs) + ", rot=learned ([RS, RS])"},
-        "bf16 rotation R[in][out]"));
+        spec.rconv == RotationConvention::XRt ? "bf16 rotation R[out][in] (y = x.R^T)"
+                                              : "bf16 rotation R[in][out]"));
   else if (spec.rot == RotationKind::LearnedPerBlock)
     ops.push_back(meant(
         {"r",
@@ -93,7 +94,8 @@ void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) 
          {spec.K / rs, rs, rs},
          false,
          "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"},
-        "bf16 rotation per block R_b[in][out]"));
+        spec.rconv == RotationConvention::XRt ? "bf16 rotation per block R_b[out][in] (y = x.R_b^T)"
+                                              : "bf16 rotation per block R_b[in][out]"));
   // Stochastic rounding's seed: device memory, so a captured graph picks up
   // a new seed per step without re-capture (docs/abi.md).
   if (spec.round == Rounding::Sr &&
@@ -204,6 +206,8 @@ std::string kernelName(const KernelSpec &spec) {
     addPart(name, "N" + str(spec.N));
   addPart(name, "RS" + str(spec.RS));
   addPart(name, rotationKindName(spec.rot));
+  if (spec.rconv == RotationConvention::XRt) // xr, the default, adds nothing
+    addPart(name, rotationConventionName(spec.rconv));
   if (spec.op != KernelOp::QuantWeight)
     addPart(name, "M" + str(spec.M));
   if (spec.op == KernelOp::RotateQuantMoe) {

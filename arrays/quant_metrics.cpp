@@ -98,8 +98,10 @@ std::vector<double> rotationBlockMatrix(const RotationConfig &rotation, size_t b
   case RotationKind::LearnedPerBlock: {
     const uint16_t *m =
         rotation.kind == RotationKind::Learned ? learned : learned + block * rs * rs;
-    for (size_t i = 0; i < rs * rs; ++i)
-      r.push_back(bf16ToF32(m[i]));
+    const bool transposed = rotation.convention == RotationConvention::XRt;
+    for (size_t i = 0; i < rs; ++i) // r[i][j] = R(in i, out j)
+      for (size_t j = 0; j < rs; ++j)
+        r.push_back(bf16ToF32(transposed ? m[j * rs + i] : m[i * rs + j]));
     break;
   }
   }

@@ -29,6 +29,8 @@ const std::pair<RotationKind, const char *> kRotationNames[] = {
     {RotationKind::Learned, "learned"},
     {RotationKind::LearnedPerBlock, "learned_per_block"},
 };
+const std::pair<RotationConvention, const char *> kRotationConventionNames[] = {
+    {RotationConvention::XR, "xr"}, {RotationConvention::XRt, "xrt"}};
 const std::pair<Intermediate, const char *> kIntermediateNames[] = {
     {Intermediate::F32, "f32"}, {Intermediate::Bf16, "bf16"}};
 const std::pair<Rounding, const char *> kRoundingNames[] = {{Rounding::Rne, "rne"},
@@ -46,6 +48,12 @@ const std::pair<WeightLayout, const char *> kWeightLayoutNames[] = {
 const char *rotationKindName(RotationKind kind) { return spell(kRotationNames, kind); }
 std::optional<RotationKind> parseRotationKind(std::string_view name) {
   return lookup(kRotationNames, name);
+}
+const char *rotationConventionName(RotationConvention convention) {
+  return spell(kRotationConventionNames, convention);
+}
+std::optional<RotationConvention> parseRotationConvention(std::string_view name) {
+  return lookup(kRotationConventionNames, name);
 }
 const char *intermediateName(Intermediate inter) { return spell(kIntermediateNames, inter); }
 std::optional<Intermediate> parseIntermediate(std::string_view name) {

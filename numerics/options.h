@@ -22,6 +22,11 @@ enum class RotationKind : uint8_t {
   LearnedPerBlock,   // x . R_b, one bf16 RS x RS matrix per rotation block
 };
 
+/// How a learned matrix is given: y = x . R with R[in][out] (vLLM, Quark,
+/// the default), or y = x . R^T with R[out][in] (AITER's FlyDSL kernels'
+/// default). The two are one computation on differently stored data.
+enum class RotationConvention : uint8_t { XR, XRt };
+
 /// Whether the rotated value is rounded to bf16 before it is quantized.
 enum class Intermediate : uint8_t { F32, Bf16 };
 
@@ -44,6 +49,8 @@ enum class WeightLayout : uint8_t {
 
 const char *rotationKindName(RotationKind kind);
 std::optional<RotationKind> parseRotationKind(std::string_view name);
+const char *rotationConventionName(RotationConvention convention); // xr, xrt
+std::optional<RotationConvention> parseRotationConvention(std::string_view name);
 const char *intermediateName(Intermediate inter);
 std::optional<Intermediate> parseIntermediate(std::string_view name);
 const char *roundingName(Rounding rounding);

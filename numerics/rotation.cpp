@@ -19,14 +19,16 @@ bool isSupportedSize(int rs) {
 
 int hadamardSign(int i, int j) { return (__builtin_popcount(unsigned(i & j)) & 1) ? -1 : 1; }
 
-/// y_block = x_block . R with the MFMA summation order (see rotation.h).
-void matrixRotateBlock(const uint16_t *x, const uint16_t *r, int rs, int chunk, float *y) {
+/// y_block = x_block . R with the MFMA summation order (see rotation.h);
+/// R(in, out) is r[in * inStride + out * outStride].
+void matrixRotateBlock(const uint16_t *x, const uint16_t *r, size_t inStride, size_t outStride,
+                       int rs, int chunk, float *y) {
   std::vector<double> terms(size_t(chunk), 0.0);
   for (int j = 0; j < rs; ++j) {
     float acc = 0.0f;
     for (int k0 = 0; k0 < rs; k0 += chunk) {
       for (int k = 0; k < chunk; ++k) // bf16 x bf16 is exact in double
-        terms[size_t(k)] = double(bf16ToF32(x[k0 + k])) * double(bf16ToF32(r[size_t(k0 + k) * rs + j]));
+        terms[size_t(k)] = double(bf16ToF32(x[k0 + k])) * double(bf16ToF32(r[size_t(k0 + k) * inStride + size_t(j) * outStride]));
       acc = fusedSumF32(acc, terms.data(), terms.size());
     }
     y[j] = acc;
@@ -69,6 +71,20 @@ std::vector<uint16_t> hadamardMatrixBf16(int rs) {
   return matrix;
 }
 
+std::vector<uint16_t> learnedMatricesXR(const RotationConfig &config, size_t k,
+                                        const uint16_t *matrices) {
+  const size_t elements = rotationMatrixElements(config.kind, config.rs, k);
+  std::vector<uint16_t> out(matrices, matrices + elements);
+  if (config.convention != RotationConvention::XRt)
+    return out;
+  const size_t rs = size_t(config.rs);
+  for (size_t base = 0; base < elements; base += rs * rs)
+    for (size_t in = 0; in < rs; ++in)
+      for (size_t o = 0; o < rs; ++o)
+        out[base + in * rs + o] = matrices[base + o * rs + in];
+  return out;
+}
+
 size_t rotationMatrixElements(RotationKind kind, int rs, size_t k) {
   if (kind == RotationKind::Learned)
     return size_t(rs) * rs;
@@ -109,17 +125,19 @@ void rotateRow(const RotationConfig &config, const uint16_t *x, size_t k,
   case RotationKind::Hadamard: {
     std::vector<uint16_t> h = hadamardMatrixBf16(rs);
     for (size_t b = 0; b < k; b += size_t(rs))
-      matrixRotateBlock(x + b, h.data(), rs, config.chunk, y + b);
+      matrixRotateBlock(x + b, h.data(), size_t(rs), 1, rs, config.chunk, y + b);
     return;
   }
   case RotationKind::Learned:
   case RotationKind::LearnedPerBlock:
     for (size_t b = 0; b < k; b += size_t(rs)) {
+      const bool transposed = config.convention == RotationConvention::XRt;
       size_t block = b / size_t(rs);
       const uint16_t *r = config.kind == RotationKind::Learned
                               ? matrices
                               : matrices + block * size_t(rs) * size_t(rs);
-      matrixRotateBlock(x + b, r, rs, config.chunk, y + b);
+      matrixRotateBlock(x + b, r, transposed ? 1 : size_t(rs), transposed ? size_t(rs) : 1, rs,
+                        config.chunk, y + b);
     }
     return;
   }

@@ -33,6 +33,9 @@ struct RotationConfig {
   RotationKind kind = RotationKind::None;
   int rs = 0;                  // rotation block size; 0 for RotationKind::None
   int chunk = kMfmaBf16ChunkK; // matrix paths: channels summed exactly per step
+  /// Learned kinds: xr, the matrices are R[in][out]; xrt, they are R[out][in]
+  /// (y = x . R^T). Same products and order, only the storage differs.
+  RotationConvention convention = RotationConvention::XR;
 };
 
 /// f32(1/sqrt(rs)), correctly rounded.
@@ -50,13 +53,19 @@ std::vector<uint16_t> hadamardMatrixBf16(int rs);
 /// per block; 0 for the others.
 size_t rotationMatrixElements(RotationKind kind, int rs, size_t k);
 
+/// A learned rotation's matrices as R[in][out] (convention xr): a copy of
+/// `matrices` for xr, every block transposed for xrt. For host paths that
+/// read R[in][out] directly.
+std::vector<uint16_t> learnedMatricesXR(const RotationConfig &config, size_t k,
+                                        const uint16_t *matrices);
+
 /// Check the configuration against K: rs in the supported set, K a multiple
 /// of rs, chunk dividing rs.
 Status checkRotation(const RotationConfig &config, size_t k);
 
 /// Rotate one row of K bf16 values into f32 y. `matrices` is the learned
-/// rotation (row-major R[in][out]; per block: K/rs such matrices), ignored
-/// for other kinds. Precondition: checkRotation(config, k).ok().
+/// rotation (row-major R[in][out], or R[out][in] under convention xrt; per
+/// block: K/rs such matrices), ignored for other kinds. Precondition: checkRotation(config, k).ok().
 void rotateRow(const RotationConfig &config, const uint16_t *x, size_t k,
                const uint16_t *matrices, float *y);
 

@@ -37,7 +37,8 @@ std::optional<KernelOp> parseKernelOp(std::string_view name) {
 bool KernelSpec::operator==(const KernelSpec &other) const {
   // Every field, foreign ones included: validateSpec keeps those at their
   // defaults, so for valid specs this is equality of canonical texts.
-  return op == other.op && K == other.K && RS == other.RS && rot == other.rot && M == other.M &&
+  return op == other.op && K == other.K && RS == other.RS && rot == other.rot &&
+         rconv == other.rconv && M == other.M &&
          topk == other.topk && E == other.E && block == other.block && stage == other.stage &&
          emask == other.emask && N == other.N &&
          fmt == other.fmt && scale == other.scale && round == other.round && inter == other.inter &&

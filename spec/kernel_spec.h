@@ -51,6 +51,10 @@ struct KernelSpec {
   int K = 0;  // reduction length (elements per row)
   int RS = 0; // rotation block size; 0 = no rotation
   RotationKind rot = RotationKind::None;
+  /// Learned rotations: whether r holds R (y = x.R) or R^T (y = x.R^T). The
+  /// key is part of a spec's text only when rot is learned or
+  /// learned_per_block; other rotations keep the default.
+  RotationConvention rconv = RotationConvention::XR;
   int M = 16;     // M bucket: the kernel serves any 1 <= M <= this at launch
   int topk = 0;   // MoE: experts per token
   int E = 0;      // MoE: number of experts

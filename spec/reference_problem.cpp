@@ -9,6 +9,7 @@ RotateQuantProblem rotateQuantProblem(const KernelSpec &spec, uint64_t seed) {
   problem.k = static_cast<size_t>(spec.K);
   problem.rotation.kind = spec.rot;
   problem.rotation.rs = spec.RS;
+  problem.rotation.convention = spec.rconv;
   problem.inter = spec.inter;
   problem.quant.format = spec.fmt;
   problem.quant.rule = spec.scale;

@@ -14,21 +14,21 @@ namespace {
 
 const char *const kKeyNames[kNumSpecKeys] = {
     "K",     "RS",    "rot",   "M",     "topk",  "E",      "block",   "stage", "emask",
-    "N",     "fmt",   "scale", "round", "inter", "layout", "wlayout", "arch",
+    "N",     "fmt",   "scale", "round", "inter", "layout", "wlayout", "arch", "rconv",
 };
 
 // Canonical key order per op (docs/spec.md). The printer writes exactly these
 // keys in this order; the parser accepts exactly these keys in any order.
 using SK = SpecKey;
-const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::M,      SK::Fmt,
+const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::Rconv,  SK::M,   SK::Fmt,
                                     SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
-const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,    SK::Rot,    SK::M,     SK::Topk,
+const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,    SK::Rot,    SK::Rconv, SK::M,     SK::Topk,
                                        SK::E,     SK::Block, SK::Stage,  SK::Emask, SK::Fmt,
                                        SK::Scale, SK::Round, SK::Inter,  SK::Layout, SK::Arch};
-const SpecKey kRotateQuantGemmKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot,
+const SpecKey kRotateQuantGemmKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot, SK::Rconv,
                                         SK::M,     SK::Fmt,    SK::Scale,   SK::Round,
                                         SK::Inter, SK::Layout, SK::Wlayout, SK::Arch};
-const SpecKey kQuantWeightKeys[] = {SK::K,      SK::N,       SK::RS,    SK::Rot,
+const SpecKey kQuantWeightKeys[] = {SK::K,      SK::N,       SK::RS,    SK::Rot, SK::Rconv,
                                     SK::Fmt,    SK::Scale,   SK::Round, SK::Inter,
                                     SK::Layout, SK::Wlayout, SK::Arch};
 
@@ -64,6 +64,8 @@ const RotationKind kAllRotationKinds[5] = {RotationKind::None, RotationKind::Had
                                            RotationKind::LearnedPerBlock};
 const Intermediate kAllIntermediates[2] = {Intermediate::F32, Intermediate::Bf16};
 const Rounding kAllRoundings[2] = {Rounding::Rne, Rounding::Sr};
+const RotationConvention kAllRotationConventions[2] = {RotationConvention::XR,
+                                                       RotationConvention::XRt};
 const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
 const WeightLayout kAllWeightLayouts[3] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
                                          WeightLayout::W6A16Tile16x128};
@@ -99,6 +101,12 @@ bool opHasKey(KernelOp op, SpecKey key) {
     if (candidate == key)
       return true;
   return false;
+}
+
+bool keyApplies(const KernelSpec &spec, SpecKey key) {
+  if (!opHasKey(spec.op, key))
+    return false;
+  return key != SpecKey::Rconv || isLearned(spec.rot);
 }
 
 bool isRequiredKey(KernelOp op, SpecKey key) {
@@ -146,6 +154,8 @@ std::string joinedValues(SpecKey key) {
     return joinNames(kAllScaleRules, scaleRuleName);
   case SpecKey::Round:
     return joinNames(kAllRoundings, roundingName);
+  case SpecKey::Rconv:
+    return joinNames(kAllRotationConventions, rotationConventionName);
   case SpecKey::Inter:
     return joinNames(kAllIntermediates, intermediateName);
   case SpecKey::Layout:

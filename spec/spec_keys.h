@@ -38,8 +38,9 @@ enum class SpecKey : uint8_t {
   Layout,
   Wlayout,
   Arch,
+  Rconv,
 };
-constexpr size_t kNumSpecKeys = 17;
+constexpr size_t kNumSpecKeys = 18;
 
 /// A read-only view of a constant key table.
 struct KeyList {
@@ -57,6 +58,9 @@ std::optional<SpecKey> parseSpecKey(std::string_view name);
 /// The op's keys in canonical order; empty for a value outside KernelOp.
 KeyList opKeys(KernelOp op);
 bool opHasKey(KernelOp op, SpecKey key);
+/// Whether `key` is part of this spec's text: every key of the op except
+/// rconv, which only learned rotations have.
+bool keyApplies(const KernelSpec &spec, SpecKey key);
 /// Keys without a default for this op.
 bool isRequiredKey(KernelOp op, SpecKey key);
 /// Keys whose value is a decimal number.
@@ -78,6 +82,7 @@ std::string joinedValues(SpecKey key);
 extern const RotationKind kAllRotationKinds[5];
 extern const Intermediate kAllIntermediates[2];
 extern const Rounding kAllRoundings[2];
+extern const RotationConvention kAllRotationConventions[2];
 extern const ScaleLayout kAllScaleLayouts[2];
 extern const WeightLayout kAllWeightLayouts[3];
 

@@ -148,6 +148,8 @@ Status applyValue(KernelSpec &spec, SpecKey key, std::string_view value) {
     return setEnum(key, value, parseScaleRule(value), spec.scale);
   case SpecKey::Round:
     return setEnum(key, value, parseRounding(value), spec.round);
+  case SpecKey::Rconv:
+    return setEnum(key, value, parseRotationConvention(value), spec.rconv);
   case SpecKey::Inter:
     return setEnum(key, value, parseIntermediate(value), spec.inter);
   case SpecKey::Layout:
@@ -253,6 +255,10 @@ Result<KernelSpec> parseSpec(std::string_view text) {
       return fail("missing required key '" + std::string(specKeyName(key)) + "' for " + opText +
                   " (required: " + spec_detail::joinedRequiredKeys(spec.op) + ")");
   fillDefaults(spec, seen);
+  if (seen[static_cast<size_t>(SpecKey::Rconv)] && !isLearned(spec.rot))
+    return fail(quoted(seenItem[static_cast<size_t>(SpecKey::Rconv)]) +
+                ": rconv applies only to rot=learned or learned_per_block (rot=" +
+                rotationKindName(spec.rot) + " takes no matrix)");
   if (Status s = validateSpec(spec); !s.ok())
     return s;
   return spec;

@@ -76,6 +76,9 @@ void appendSpecValue(std::string &out, const KernelSpec &spec, SpecKey key) {
   case SpecKey::Round:
     out += roundingName(spec.round);
     return;
+  case SpecKey::Rconv:
+    out += rotationConventionName(spec.rconv);
+    return;
   case SpecKey::Inter:
     out += intermediateName(spec.inter);
     return;
@@ -100,6 +103,8 @@ std::string printSpec(const KernelSpec &spec) {
   out += ':';
   bool first = true;
   for (SpecKey key : spec_detail::opKeys(spec.op)) {
+    if (!spec_detail::keyApplies(spec, key))
+      continue;
     if (!first)
       out += ',';
     first = false;

@@ -86,6 +86,8 @@ Status checkEnumRanges(const KernelSpec &spec) {
     return bad(SpecKey::Scale, static_cast<unsigned>(spec.scale));
   if (!isOneOf(spec_detail::kAllRoundings, spec.round))
     return bad(SpecKey::Round, static_cast<unsigned>(spec.round));
+  if (!isOneOf(spec_detail::kAllRotationConventions, spec.rconv))
+    return bad(SpecKey::Rconv, static_cast<unsigned>(spec.rconv));
   if (!isOneOf(spec_detail::kAllIntermediates, spec.inter))
     return bad(SpecKey::Inter, static_cast<unsigned>(spec.inter));
   if (!isOneOf(spec_detail::kAllScaleLayouts, spec.layout))
@@ -110,6 +112,12 @@ Status checkShapesAndRotation(const KernelSpec &spec) {
                 "RS=" + std::to_string(spec.RS) +
                     " needs a rotation: rot must be one of hadamard, hadamard_butterfly, "
                     "learned, learned_per_block (or set RS=0 for no rotation)");
+  // A convention says how a given matrix is stored; other rotations take
+  // none, and printSpec writes rconv only for learned ones.
+  if (!isLearned(spec.rot) && spec.rconv != RotationConvention::XR)
+    return fail(spec, SpecKey::Rconv,
+                std::string("rconv applies only to rot=learned or learned_per_block (rot=") +
+                    rotationKindName(spec.rot) + " takes no matrix); leave it at xr");
   if (spec.RS > 0 && spec.K % spec.RS != 0)
     return fail(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
   if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kMBuckets, spec.M))
@@ -217,6 +225,8 @@ bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
     return a.scale == b.scale;
   case SpecKey::Round:
     return a.round == b.round;
+  case SpecKey::Rconv:
+    return a.rconv == b.rconv;
   case SpecKey::Inter:
     return a.inter == b.inter;
   case SpecKey::Layout:

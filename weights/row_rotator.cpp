@@ -132,6 +132,13 @@ void roundRowToBf16(float *y, size_t k) {
 
 RotationPlan::RotationPlan(const RotateQuantProblem &p, const uint16_t *r)
     : problem(p), rotation(r) {
+  // The fast paths read R[in][out]: an R given as R[out][in] (rconv=xrt) is
+  // transposed once here, and the plan's problem says so.
+  if (isLearned(p.rotation.kind) && r && p.rotation.convention == RotationConvention::XRt) {
+    rotationXR = learnedMatricesXR(p.rotation, p.k, r);
+    rotation = r = rotationXR.data();
+    problem.rotation.convention = RotationConvention::XR;
+  }
   const int rs = p.rotation.rs, chunk = p.rotation.chunk;
   if (p.rotation.kind == RotationKind::Hadamard) {
     hadamardBf16 = hadamardMatrixBf16(rs);

@@ -44,8 +44,11 @@ struct RotationPlan {
   /// Precondition: checkRotateQuant(problem).ok(), and `rotation` holds
   /// rotationMatrixElements() bf16 values for learned kinds.
   RotationPlan(const RotateQuantProblem &problem, const uint16_t *rotation);
+  RotationPlan(const RotationPlan &) = delete; // `rotation` may point into rotationXR
+  RotationPlan &operator=(const RotationPlan &) = delete;
 
-  RotateQuantProblem problem;
+  RotateQuantProblem problem;        // with rotation.convention xr
+  std::vector<uint16_t> rotationXR;  // learned: the matrices as R[in][out]
   const uint16_t *rotation;          // learned matrices (bf16), row-major R[in][out]
   std::vector<uint16_t> hadamardBf16; // hadamard: the reference's matrix
   std::vector<double> signedNorm;    // hadamard: +-h for (chunk, output)

@@ -55,13 +55,18 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
   const bool hasSeed = spec.round == Rounding::Sr &&
                        (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe);
   Value seed = hasSeed ? take() : Value();
+  // The default convention is left out of the IR (as rconv is left out of
+  // the spec text of non-learned rotations).
+  dialect::RotationConventionAttr rconv;
+  if (spec.rconv != RotationConvention::XR)
+    rconv = dialect::RotationConventionAttr::get(b.getContext(), fromNumerics(spec.rconv));
   switch (spec.op) {
   case KernelOp::RotateQuant: {
     Value q = take(), s = take(), rows = take();
     dialect::RotateQuantOp::create(b, loc, first, r, seed, q, s, rows, u32(spec.K), u32(spec.RS),
                                    fromNumerics(spec.rot), u32(spec.M), fromNumerics(spec.fmt),
                                    fromNumerics(spec.scale), fromNumerics(spec.round),
-                                   fromNumerics(spec.inter), fromNumerics(spec.layout));
+                                   fromNumerics(spec.inter), fromNumerics(spec.layout), rconv);
     return;
   }
   case KernelOp::RotateQuantMoe: {
@@ -74,7 +79,7 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
         sortedExpertIds, numValidIds, rows, u32(spec.K), u32(spec.RS), fromNumerics(spec.rot),
         u32(spec.M), u32(spec.topk), u32(spec.E), u32(spec.block), u32(spec.stage),
         u32(spec.emask), fromNumerics(spec.fmt), fromNumerics(spec.scale),
-        fromNumerics(spec.round), fromNumerics(spec.inter), fromNumerics(spec.layout));
+        fromNumerics(spec.round), fromNumerics(spec.inter), fromNumerics(spec.layout), rconv);
     return;
   }
   case KernelOp::RotateQuantGemm: {
@@ -83,7 +88,7 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
                                        u32(spec.RS), fromNumerics(spec.rot), u32(spec.M),
                                        fromNumerics(spec.fmt), fromNumerics(spec.scale),
                                        fromNumerics(spec.round), fromNumerics(spec.inter),
-                                       fromNumerics(spec.layout), fromNumerics(spec.wlayout));
+                                       fromNumerics(spec.layout), fromNumerics(spec.wlayout), rconv);
     return;
   }
   case KernelOp::QuantWeight: {
@@ -91,7 +96,7 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
     dialect::QuantWeightOp::create(
         b, loc, first, r, q, s, u32(spec.K), u32(spec.N), u32(spec.RS), fromNumerics(spec.rot),
         fromNumerics(spec.fmt), fromNumerics(spec.scale), fromNumerics(spec.round),
-        fromNumerics(spec.inter), fromNumerics(spec.layout), fromNumerics(spec.wlayout));
+        fromNumerics(spec.inter), fromNumerics(spec.layout), fromNumerics(spec.wlayout), rconv);
     return;
   }
   }

@@ -111,6 +111,8 @@ template <typename OpT> void commonKeys(OpT op, KernelSpec &spec) {
   spec.K = intOf(op.getKAttr(), spec.K);
   spec.RS = intOf(op.getRSAttr(), spec.RS);
   spec.rot = enumOf(op.getRotAttr(), spec.rot);
+  // Written only for rconv=xrt (attr-dict form: {rconv = #mxf.rconv<xrt>}).
+  spec.rconv = enumOf(op.getRconvAttr(), spec.rconv);
   spec.fmt = enumOf(op.getFmtAttr(), spec.fmt);
   spec.scale = enumOf(op.getScaleAttr(), spec.scale);
   spec.round = enumOf(op.getRoundAttr(), spec.round);

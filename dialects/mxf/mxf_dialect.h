@@ -56,6 +56,8 @@ MXF_SAME_VALUE(RotationKind::hadamard, ::mxf::RotationKind::Hadamard);
 MXF_SAME_VALUE(RotationKind::hadamard_butterfly, ::mxf::RotationKind::HadamardButterfly);
 MXF_SAME_VALUE(RotationKind::learned, ::mxf::RotationKind::Learned);
 MXF_SAME_VALUE(RotationKind::learned_per_block, ::mxf::RotationKind::LearnedPerBlock);
+MXF_SAME_VALUE(RotationConvention::xr, ::mxf::RotationConvention::XR);
+MXF_SAME_VALUE(RotationConvention::xrt, ::mxf::RotationConvention::XRt);
 MXF_SAME_VALUE(Intermediate::f32, ::mxf::Intermediate::F32);
 MXF_SAME_VALUE(Intermediate::bf16, ::mxf::Intermediate::Bf16);
 MXF_SAME_VALUE(Rounding::rne, ::mxf::Rounding::Rne);
@@ -73,6 +75,7 @@ MXF_SAME_VALUE(WeightLayout::w6a16_16x128, ::mxf::WeightLayout::W6A16Tile16x128)
 MXF_ENUM_CONVERSIONS(ElemFormat)
 MXF_ENUM_CONVERSIONS(ScaleRule)
 MXF_ENUM_CONVERSIONS(RotationKind)
+MXF_ENUM_CONVERSIONS(RotationConvention)
 MXF_ENUM_CONVERSIONS(Intermediate)
 MXF_ENUM_CONVERSIONS(Rounding)
 MXF_ENUM_CONVERSIONS(ScaleLayout)

@@ -75,6 +75,14 @@ def Mxf_RotationKind : I32EnumAttr<"RotationKind", "online rotation kind", [
   let genSpecializedAttr = 0;
 }
 
+def Mxf_RotationConvention : I32EnumAttr<"RotationConvention",
+    "how a learned matrix is given: x.R (xr) or x.R^T (xrt)", [
+    I32EnumAttrCase<"xr", 0>,
+    I32EnumAttrCase<"xrt", 1>]> {
+  let cppNamespace = "::mxf::dialect";
+  let genSpecializedAttr = 0;
+}
+
 def Mxf_Intermediate : I32EnumAttr<"Intermediate",
     "precision of the rotated value before quantization", [
     I32EnumAttrCase<"f32", 0>,
@@ -116,6 +124,7 @@ def Mxf_ElemFormatAttr : Mxf_EnumAttr<Mxf_ElemFormat, "fmt">;
 def Mxf_ScaleRuleAttr : Mxf_EnumAttr<Mxf_ScaleRule, "scale">;
 def Mxf_RotationKindAttr : Mxf_EnumAttr<Mxf_RotationKind, "rot">;
 def Mxf_IntermediateAttr : Mxf_EnumAttr<Mxf_Intermediate, "inter">;
+def Mxf_RotationConventionAttr : Mxf_EnumAttr<Mxf_RotationConvention, "rconv">;
 def Mxf_RoundingAttr : Mxf_EnumAttr<Mxf_Rounding, "round">;
 def Mxf_ScaleLayoutAttr : Mxf_EnumAttr<Mxf_ScaleLayout, "layout">;
 def Mxf_WeightLayoutAttr : Mxf_EnumAttr<Mxf_WeightLayout, "wlayout">;
@@ -168,7 +177,8 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
     I32:$rows,
     I32Attr:$K, I32Attr:$RS, Mxf_RotationKindAttr:$rot, I32Attr:$M,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
-    Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout);
+    Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout,
+    OptionalAttr<Mxf_RotationConventionAttr>:$rconv);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `RS` `=` $RS `,` `rot` `=` custom<SpecEnum>($rot) `,`
         `M` `=` $M `,` `fmt` `=` custom<SpecEnum>($fmt) `,`
@@ -220,7 +230,8 @@ def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
     I32Attr:$K, I32Attr:$RS, Mxf_RotationKindAttr:$rot, I32Attr:$M,
     I32Attr:$topk, I32Attr:$E, I32Attr:$block, I32Attr:$stage, I32Attr:$emask,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
-    Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout);
+    Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout,
+    OptionalAttr<Mxf_RotationConventionAttr>:$rconv);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `RS` `=` $RS `,` `rot` `=` custom<SpecEnum>($rot) `,`
         `M` `=` $M `,` `topk` `=` $topk `,` `E` `=` $E `,` `block` `=` $block `,`
@@ -263,7 +274,7 @@ def Mxf_RotateQuantGemmOp : Mxf_KernelOp<"rotate_quant_gemm",
     I32Attr:$K, I32Attr:$N, I32Attr:$RS, Mxf_RotationKindAttr:$rot, I32Attr:$M,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
     Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout,
-    Mxf_WeightLayoutAttr:$wlayout);
+    Mxf_WeightLayoutAttr:$wlayout, OptionalAttr<Mxf_RotationConventionAttr>:$rconv);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `N` `=` $N `,` `RS` `=` $RS `,`
         `rot` `=` custom<SpecEnum>($rot) `,` `M` `=` $M `,`
@@ -296,7 +307,7 @@ def Mxf_QuantWeightOp : Mxf_KernelOp<"quant_weight",
     I32Attr:$K, I32Attr:$N, I32Attr:$RS, Mxf_RotationKindAttr:$rot,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
     Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout,
-    Mxf_WeightLayoutAttr:$wlayout);
+    Mxf_WeightLayoutAttr:$wlayout, OptionalAttr<Mxf_RotationConventionAttr>:$rconv);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `N` `=` $N `,` `RS` `=` $RS `,`
         `rot` `=` custom<SpecEnum>($rot) `,` `fmt` `=` custom<SpecEnum>($fmt) `,`

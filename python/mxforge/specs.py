@@ -16,7 +16,7 @@ from . import errors
 
 # Every spec key (docs/spec.md), by its lower-case spelling. Which keys an op
 # takes is the C parser's business; this only maps Python keywords.
-SPEC_KEYS = ("K", "RS", "rot", "M", "topk", "E", "block", "stage", "emask", "N", "fmt", "scale",
+SPEC_KEYS = ("K", "RS", "rot", "rconv", "M", "topk", "E", "block", "stage", "emask", "N", "fmt", "scale",
              "round", "inter", "layout", "wlayout", "arch")
 _KEY_BY_LOWER = {key.lower(): key for key in SPEC_KEYS}
 

@@ -92,3 +92,28 @@ def test_canonical_spec():
         "layout=plain,arch=gfx950")
     assert mxforge.canonical_spec(spec="rotate_quant:RS=64,K=04096") == \
         mxforge.canonical_spec(k=4096, rs=64)
+
+
+@pytest.mark.parametrize("rot", ["learned", "learned_per_block"])
+def test_rconv_xrt_takes_the_transposed_matrix(rng, rot):
+    """rconv='xrt' (AITER FlyDSL's x.R^T): passing R gives the bytes of the
+    default convention with R transposed; read as R[in][out] it would not."""
+    rs = rng.choice((32, 64, 128))
+    keys = {"k": rs * rng.randint(1, 4), "rs": rs, "rot": rot, "scale": rng.choice(("even", "rceil"))}
+    m = random_m(rng)
+    x = random_x(rng, m, keys["k"])
+    r = random_r(rng, keys)
+    r_t = np.ascontiguousarray(np.swapaxes(r, -1, -2))
+    print(f"keys {keys}, m={m}")
+    given = mxforge.rotate_quant(x, r=r, rconv="xrt", **keys)
+    assert ",rconv=xrt," in given.spec
+    transposed = mxforge.rotate_quant(x, r=r_t, **keys)
+    assert ",rconv=xr," in transposed.spec
+    expect_equal(given.q, transposed.q, f"q of {given.spec} m={m}")
+    expect_equal(given.s, transposed.s, f"s of {given.spec} m={m}")
+    q_ref, _ = reference_for(dict(keys, rconv="xrt"), x, r)
+    expect_equal(given.q, q_ref, "q against the reference under rconv=xrt")
+    misread = mxforge.rotate_quant(x, r=r, **keys)
+    assert not np.array_equal(misread.q, given.q), "R and R^T gave the same codes"
+    with pytest.raises(mxforge.SpecError, match="rconv"):
+        mxforge.rotate_quant(x, rs=rs, rconv="xrt", k=keys["k"])

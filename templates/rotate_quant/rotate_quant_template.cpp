@@ -55,6 +55,7 @@
 #include <cassert>
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace mxf {
 namespace {
@@ -332,11 +333,38 @@ private:
     mlir::gpu::BarrierOp::create(b);
   }
 
+  /// rconv=xrt: r holds R[out][in]. A lane's A operand, 8 input channels of
+  /// one output channel, is then 8 consecutive elements of a row of r: one
+  /// 16-byte LDS read instead of two transposing ones. R is staged as it is
+  /// given (rows of r are output channels), so the copies stay 16-byte
+  /// pieces; only which rows a slice or piece takes changes.
+  bool readsRowsOfR() const { return spec.rconv == RotationConvention::XRt; }
+
   /// Rows of R (or of a slice or piece of it) in LDS, in elements.
   int64_t ldsPitch() const {
     if (tiling.transposesInWaveLds)
       return 32;
-    return tiling.rotationSliceColumns > 0 ? tiling.rotationSliceColumns : spec.RS;
+    if (tiling.rotationSliceColumns > 0 && !readsRowsOfR())
+      return tiling.rotationSliceColumns;
+    return spec.RS;
+  }
+
+  /// The A operand of input chunk c, `tile`, output block `outBlock` (all
+  /// known at build time) from R in LDS, `laneBase` being
+  /// RotatedUnit::ldsReadBase.
+  Value ldsOperand(Value laneBase, int64_t c, int64_t tile, int64_t outBlock) {
+    if (readsRowsOfR())
+      return rowOperand(laneBase, c * 32 + (tile * 16 + outBlock * 32) * ldsPitch());
+    return transposedOperand(laneBase, c * 32 * ldsPitch() + tile * 16 + outBlock * 32);
+  }
+
+  /// How far ldsReadBase moves from one output block to the next.
+  int64_t ldsOutBlockStep() const { return readsRowsOfR() ? 32 * ldsPitch() : 32; }
+
+  /// rconv=xrt: 8 consecutive bf16 of R in LDS (ds_read_b128).
+  Value rowOperand(Value laneBase, int64_t offset) {
+    auto v8bf16 = mlir::VectorType::get({8}, b.getBF16Type());
+    return vector::LoadOp::create(b, v8bf16, lds, mlir::ValueRange{add(laneBase, idx(offset))});
   }
 
   /// A operand from R staged row-major in LDS (flat), with two
@@ -360,6 +388,8 @@ private:
   /// tile 0, output block 0: row 8(l/16) + t/4, column 4(t%4) (t = l%16).
   Value ldsLaneOffset() {
     Value t = remBy(lane, kTileRows);
+    if (readsRowsOfR()) // row (output channel) t, input channels 8(l/16)..
+      return add(mulBy(t, ldsPitch()), mulBy(group, 8));
     Value rowIndex = add(mulBy(group, 8), divBy(t, 4));
     return add(mulBy(rowIndex, ldsPitch()), mulBy(remBy(t, 4), 4));
   }
@@ -368,6 +398,9 @@ private:
   /// for t = 0..7 (channel indices inside the rotation block), gathered from
   /// global memory as vector<8xbf16>.
   Value gatheredOperand(Value unit, Value in0, Value out) {
+    if (readsRowsOfR()) // R_unit[out][in0..in0+7]: one 16-byte load
+      return vector::LoadOp::create(b, mlir::VectorType::get({8}, b.getBF16Type()), r,
+                                    mlir::ValueRange{unit, out, in0});
     llvm::SmallVector<Value, 8> elements;
     for (int t = 0; t < 8; ++t)
       elements.push_back(
@@ -476,8 +509,7 @@ private:
       return hadamard->flipSigns(u.hadamardBase, signs);
     }
     case RotationKind::Learned:
-      return transposedOperand(u.ldsReadBase, c * 32 * ldsPitch() + tile * 16 +
-                                                  (outBlockConst ? *outBlockConst * 32 : 0));
+      return ldsOperand(u.ldsReadBase, c, tile, outBlockConst ? *outBlockConst : 0);
     default:
       return gatheredOperand(u.unit, add(idx(c * 32), u.groupChannel),
                              add(add(mulBy(outBlock, 32), idx(tile * 16)), u.tokenInTile));
@@ -522,7 +554,7 @@ private:
       u.ldsReadBase = loop.getRegionIterArgs()[0];
     emitOutputBlock(u, loop.getInductionVar(), std::nullopt);
     if (learned) // the next block's 32 columns
-      mlir::scf::YieldOp::create(b, mlir::ValueRange{add(u.ldsReadBase, idx(32))});
+      mlir::scf::YieldOp::create(b, mlir::ValueRange{add(u.ldsReadBase, idx(ldsOutBlockStep()))});
   }
 
   /// rot=learned with R staged in slices: slice o is R's columns
@@ -535,7 +567,9 @@ private:
   void emitSlicedRotatedUnit(Value unit, Value unitValid, Value tid) {
     const int64_t outBlocks = spec.RS / 32, columns = tiling.rotationSliceColumns;
     const int64_t sliceElements = int64_t(spec.RS) * columns;
-    const int64_t piecesPerRow = columns / 8, threads = tiling.workgroupSize();
+    // Under rconv=xrt the slice is rows 32o..32o+31 of r, whole rows.
+    const int64_t piecesPerRow = (readsRowsOfR() ? spec.RS : columns) / 8;
+    const int64_t threads = tiling.workgroupSize();
     const int64_t piecesPerThread = sliceElements / 8 / threads;
     assert(piecesPerThread * threads * 8 == sliceElements &&
            "a slice must be a whole number of 16-byte pieces per thread");
@@ -552,8 +586,10 @@ private:
       for (Value piece : pieces) {
         Value rowIndex = divBy(piece, piecesPerRow);
         Value column = mulBy(remBy(piece, piecesPerRow), 8);
-        loaded.push_back(
-            vector::LoadOp::create(b, v8bf16, r, mlir::ValueRange{rowIndex, add(first, column)}));
+        llvm::SmallVector<Value, 2> at{rowIndex, add(first, column)};
+        if (readsRowsOfR())
+          at = {add(first, rowIndex), column};
+        loaded.push_back(vector::LoadOp::create(b, v8bf16, r, at));
       }
       return loaded;
     };
@@ -642,11 +678,17 @@ private:
       Value firstRow = mulBy(remBy(step, chunks), 32);
       Value firstColumn = mulBy(divBy(step, chunks), 32);
       llvm::SmallVector<Value, 3> loaded;
-      for (const Piece &piece : pieces)
+      // Under rconv=xrt the piece is R_unit's block (o, c) as given:
+      // rows are output channels, and the wave's LDS holds it that way.
+      for (const Piece &piece : pieces) {
+        Value inRows = firstRow, outColumns = firstColumn;
+        if (readsRowsOfR())
+          std::swap(inRows, outColumns);
         loaded.push_back(vector::LoadOp::create(
             b, v8bf16, r,
-            mlir::ValueRange{u.unit, add(firstRow, piece.rowIndex),
-                             add(firstColumn, piece.columnInBlock)}));
+            mlir::ValueRange{u.unit, add(inRows, piece.rowIndex),
+                             add(outColumns, piece.columnInBlock)}));
+      }
       loaded.push_back(loadX8(add(u.blockBase, add(firstRow, u.groupChannel))));
       return loaded;
     };
@@ -669,7 +711,7 @@ private:
       waveFence();
       for (int tile = 0; tile < 2; ++tile)
         acc[tile] = mlir::amdgpu::MFMAOp::create(b, acc[tile].getType(), 16, 16, 32, 1,
-                                                 transposedOperand(u.ldsReadBase, tile * 16),
+                                                 ldsOperand(u.ldsReadBase, 0, tile, 0),
                                                  loaded[2], acc[tile]);
     };
 

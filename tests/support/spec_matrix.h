@@ -189,8 +189,31 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   for (ElemFormat format : {ElemFormat::E4M3, ElemFormat::E5M2})
     for (int rs : {0, 32, 64, 128, 256})
       stochastic(format, rs, rs == 0 ? RotationKind::None : RotationKind::Hadamard);
+  // A learned R given as AITER's FlyDSL kernels take it, R[out][in]
+  // (rconv=xrt): every learned kind and size, which covers each way the
+  // kernel reads R (all of it staged, slices at RS=256, gathered per block at
+  // RS=32, per-wave pieces from RS=64); fp8 and stochastic rounding once.
+  for (RotationKind kind : {RotationKind::Learned, RotationKind::LearnedPerBlock})
+    for (int rs : {32, 64, 128, 256}) {
+      KernelSpec spec;
+      spec.K = shapes[turn % std::size(shapes)].first;
+      spec.M = shapes[turn % std::size(shapes)].second;
+      spec.RS = rs;
+      spec.rot = kind;
+      spec.rconv = RotationConvention::XRt;
+      spec.scale = allRules[turn % std::size(allRules)];
+      spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
+      if (rs == 128)
+        spec.fmt = kind == RotationKind::Learned ? ElemFormat::E4M3 : ElemFormat::E2M3;
+      if (rs == 64 && kind == RotationKind::Learned)
+        spec.round = Rounding::Sr;
+      ++turn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 + 26 fp8 + 10 butterfly + 24 stochastic = 450
+  // + 26 fp6 + 26 fp8 + 10 butterfly + 24 stochastic + 8 rconv=xrt = 458
   return specs;
 }
 
@@ -310,8 +333,27 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
+  // Weights rotated by an R given as R[out][in] (rconv=xrt), one per
+  // learned kind and size, the layouts rotating.
+  int xrtTurn = 0;
+  for (RotationKind kind : {RotationKind::Learned, RotationKind::LearnedPerBlock})
+    for (int rs : {32, 64, 128, 256}) {
+      KernelSpec spec;
+      spec.op = KernelOp::QuantWeight;
+      spec.N = 48 + 16 * xrtTurn;
+      spec.K = 1024;
+      spec.RS = rs;
+      spec.rot = kind;
+      spec.rconv = RotationConvention::XRt;
+      spec.scale = xrtTurn % 2 ? ScaleRule::Even : ScaleRule::Rceil;
+      spec.wlayout = xrtTurn % 2 ? WeightLayout::Preshuffle16x16 : WeightLayout::Plain;
+      spec.layout = (xrtTurn / 2) % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      ++xrtTurn;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
   // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts
-  // + 6 butterfly + 1 = 115
+  // + 6 butterfly + 1 + 8 rconv=xrt = 123
   return specs;
 }
 
@@ -407,7 +449,34 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
-  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 4 stochastic + 6 engine specs = 190
+  // rconv=xrt through the MoE kernel's row setup and stage-2 passes: a
+  // learned R staged once for all passes, sliced, and per block.
+  const struct {
+    int rs, stage;
+    RotationKind kind;
+  } transposed[] = {{128, 2, RotationKind::Learned},
+                    {256, 1, RotationKind::Learned},
+                    {64, 2, RotationKind::LearnedPerBlock},
+                    {32, 1, RotationKind::LearnedPerBlock}};
+  for (const auto &[rs, stage, kind] : transposed) {
+    KernelSpec spec;
+    spec.op = KernelOp::RotateQuantMoe;
+    spec.M = 32;
+    spec.K = 2048;
+    spec.E = 128;
+    spec.topk = 8;
+    spec.block = 32;
+    spec.stage = stage;
+    spec.RS = rs;
+    spec.rot = kind;
+    spec.rconv = RotationConvention::XRt;
+    spec.scale = ScaleRule::Rceil;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
+  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 4 stochastic + 6 engine specs
+  // + 4 rconv=xrt = 194
   return specs;
 }
 

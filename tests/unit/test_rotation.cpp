@@ -155,6 +155,44 @@ TEST(Rotation, MatrixPathMatchesItsDefinitionForEveryChunkSize) {
     }
 }
 
+TEST(Rotation, TransposedConventionIsTheSameProductOfRGivenAsROutIn) {
+  // rconv=xrt: r holds R[out][in]. Rotating with it must give the bits of
+  // convention xr with the transposed matrix, and differ from reading r as
+  // R[in][out] (negative control: an R that is not symmetric).
+  std::mt19937_64 rng(testing::testSeed("Rotation.Transposed"));
+  for (RotationKind kind : {RotationKind::Learned, RotationKind::LearnedPerBlock})
+    for (int rs : kSupportedRotationSizes) {
+      const size_t k = size_t(rs) * 2;
+      const size_t blocks = kind == RotationKind::Learned ? 1 : 2;
+      std::normal_distribution<float> normal;
+      std::vector<uint16_t> x(k), given;
+      for (uint16_t &v : x)
+        v = f32ToBf16(normal(rng));
+      for (size_t b = 0; b < blocks; ++b) {
+        std::vector<uint16_t> r = toBf16(randomOrthogonal(rs, rng));
+        given.insert(given.end(), r.begin(), r.end());
+      }
+      RotationConfig transposed{kind, rs, 32, RotationConvention::XRt};
+      RotationConfig plain{kind, rs, 32, RotationConvention::XR};
+      std::vector<uint16_t> inOut = learnedMatricesXR(transposed, k, given.data());
+      for (size_t b = 0; b < blocks; ++b) // hand-checked positions
+        for (int i : {0, 1, rs - 1})
+          for (int j : {0, 2, rs - 1})
+            ASSERT_EQ(inOut[b * rs * rs + size_t(i) * rs + j], given[b * rs * rs + size_t(j) * rs + i]);
+      EXPECT_EQ(learnedMatricesXR(plain, k, given.data()), given);
+      std::vector<float> viaXrt(k), viaXr(k), misread(k);
+      rotateRow(transposed, x.data(), k, given.data(), viaXrt.data());
+      rotateRow(plain, x.data(), k, inOut.data(), viaXr.data());
+      rotateRow(plain, x.data(), k, given.data(), misread.data());
+      size_t differing = 0;
+      for (size_t i = 0; i < k; ++i) {
+        ASSERT_EQ(f32Bits(viaXrt[i]), f32Bits(viaXr[i])) << "rs " << rs << " element " << i;
+        differing += f32Bits(viaXrt[i]) != f32Bits(misread[i]);
+      }
+      EXPECT_GT(differing, k / 2) << "rs " << rs;
+    }
+}
+
 TEST(Rotation, ChunkSizeIsPartOfTheDefinition) {
   // One chunk of 256 and eight chunks of 32 round differently for some input.
   std::mt19937_64 rng(testing::testSeed("Rotation.ChunkMatters"));

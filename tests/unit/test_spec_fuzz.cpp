@@ -73,6 +73,9 @@ const std::vector<std::string> kTokens = {
     "K",
     "RS",
     "rot",
+    "rconv",
+    "xr",
+    "xrt",
     "M",
     "topk",
     "E",
@@ -355,6 +358,9 @@ bool expectedValid(const KernelSpec &s) {
     return false;
   if (s.RS && s.K % s.RS)
     return false;
+  if (s.rconv != RotationConvention::XR && s.rot != RotationKind::Learned &&
+      s.rot != RotationKind::LearnedPerBlock)
+    return false;
   if (hasM && !in(s.M, {1, 2, 4, 8, 16, 32, 64, 128, 256}))
     return false;
   if (s.op == KernelOp::RotateQuantMoe &&
@@ -455,6 +461,11 @@ TEST(SpecGrid, ShapesRoundTripAndMatchTheRules) {
                       s.round = static_cast<Rounding>(counter % 2);
                       s.inter = static_cast<Intermediate>((counter / 2) % 2);
                       s.layout = static_cast<ScaleLayout>((counter / 3) % 2);
+                      // Both conventions of a learned rotation (printSpec
+                      // does not carry rconv for the others, so a foreign
+                      // xrt there is SpecParse's negative case instead).
+                      if (isLearned(rot))
+                        s.rconv = static_cast<RotationConvention>((counter / 5) % 2);
                       checkGridSpec(s, stats);
                       if (stats.failures > 10)
                         return;
@@ -529,6 +540,8 @@ std::string defaultText(const KernelSpec &spec, std::string_view key) {
     return spec.op == KernelOp::RotateQuantMoe ? "a4w4_shuffle" : "plain";
   if (key == "wlayout")
     return "plain";
+  if (key == "rconv")
+    return "xr";
   if (key == "arch")
     return "gfx950";
   return std::string();
@@ -544,6 +557,8 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     s.RS = std::vector<int>{0, 32, 64, 128, 256}[rng.below(5)];
     s.rot = s.RS == 0 ? RotationKind::None : kRots[1 + rng.below(4)];
     s.K = 256 * (1 + static_cast<int>(rng.below(256)));
+    if (isLearned(s.rot))
+      s.rconv = static_cast<RotationConvention>(rng.below(2));
     if (s.op != KernelOp::QuantWeight)
       s.M = 1 << rng.below(9);
     if (s.op == KernelOp::RotateQuantMoe) {
@@ -574,6 +589,8 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     std::vector<std::string> items;
     size_t pos = canonical.find(':') + 1;
     for (std::string_view key : specKeys(s.op)) {
+      if (key == "rconv" && !isLearned(s.rot)) // not part of the text
+        continue;
       size_t comma = canonical.find(',', pos);
       std::string item = canonical.substr(pos, comma == std::string::npos ? comma : comma - pos);
       pos = comma + 1;

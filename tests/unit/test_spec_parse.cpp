@@ -22,13 +22,13 @@ namespace {
 const char kRotateQuant[] = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,"
                             "round=rne,inter=f32,layout=plain,arch=gfx950";
 const char kRotateQuantMoe[] =
-    "rotate_quant_moe:K=7168,RS=128,rot=learned,M=64,topk=8,E=256,block=64,stage=2,emask=1,"
+    "rotate_quant_moe:K=7168,RS=128,rot=learned,rconv=xr,M=64,topk=8,E=256,block=64,stage=2,emask=1,"
     "fmt=fp8_e4m3,scale=rceil,round=sr,inter=bf16,layout=a4w4_shuffle,arch=gfx950";
 const char kRotateQuantGemm[] =
     "rotate_quant_gemm:K=4096,N=14336,RS=32,rot=hadamard_butterfly,M=1,fmt=fp4,scale=floor,"
     "round=rne,inter=f32,layout=a4w4_shuffle,wlayout=preshuffle_16x16,arch=gfx950";
 const char kQuantWeight[] =
-    "quant_weight:K=2048,N=512,RS=256,rot=learned_per_block,fmt=fp6_e2m3,scale=even126,"
+    "quant_weight:K=2048,N=512,RS=256,rot=learned_per_block,rconv=xr,fmt=fp6_e2m3,scale=even126,"
     "round=rne,inter=bf16,layout=plain,wlayout=plain,arch=gfx950";
 
 /// Parses `text`, expects a rejection and returns its message.
@@ -211,12 +211,12 @@ TEST(SpecParse, SpecKeysInCanonicalOrder) {
       out += std::string(key) + ",";
     return out;
   };
-  EXPECT_EQ(keys(KernelOp::RotateQuant), "K,RS,rot,M,fmt,scale,round,inter,layout,arch,");
+  EXPECT_EQ(keys(KernelOp::RotateQuant), "K,RS,rot,rconv,M,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantMoe),
-            "K,RS,rot,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,arch,");
+            "K,RS,rot,rconv,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
-            "K,N,RS,rot,M,fmt,scale,round,inter,layout,wlayout,arch,");
-  EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,fmt,scale,round,inter,layout,wlayout,arch,");
+            "K,N,RS,rot,rconv,M,fmt,scale,round,inter,layout,wlayout,arch,");
+  EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,rconv,fmt,scale,round,inter,layout,wlayout,arch,");
   EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuant), std::vector<std::string_view>({"K"}));
   EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuantMoe),
             std::vector<std::string_view>({"K", "topk", "E"}));
@@ -232,6 +232,40 @@ TEST(SpecParse, OpNamesRoundTrip) {
 }
 
 // --- Syntax rejections -----------------------------------------------------
+
+TEST(SpecParse, RconvIsWrittenForLearnedRotationsOnly) {
+  // Learned: the default convention is written out, xrt round-trips.
+  for (const char *rot : {"learned", "learned_per_block"}) {
+    KernelSpec spec = parsedOrDie(std::string("rotate_quant:K=4096,RS=64,rot=") + rot);
+    EXPECT_EQ(spec.rconv, RotationConvention::XR);
+    EXPECT_NE(printSpec(spec).find(std::string("rot=") + rot + ",rconv=xr,M="), std::string::npos)
+        << printSpec(spec);
+    KernelSpec transposed =
+        parsedOrDie(std::string("rotate_quant:K=4096,RS=64,rconv=xrt,rot=") + rot);
+    EXPECT_EQ(transposed.rconv, RotationConvention::XRt);
+    EXPECT_EQ(parsedOrDie(printSpec(transposed)), transposed);
+    EXPECT_NE(transposed, spec);
+  }
+  // Every other rotation: no rconv in the text, and giving one is an error
+  // that names the key and the rotation.
+  KernelSpec hadamard = parsedOrDie("rotate_quant:K=4096,RS=64");
+  EXPECT_EQ(printSpec(hadamard).find("rconv"), std::string::npos) << printSpec(hadamard);
+  for (const char *text : {"rotate_quant:K=4096,RS=64,rconv=xrt", "rotate_quant:K=4096,rconv=xr",
+                           "quant_weight:K=4096,N=64,RS=32,rot=hadamard_butterfly,rconv=xrt"}) {
+    Result<KernelSpec> parsed = parseSpec(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    expectMentions(parsed.error(), {"rconv", "learned"});
+  }
+  Result<KernelSpec> badValue = parseSpec("rotate_quant:K=4096,RS=64,rot=learned,rconv=rtx");
+  ASSERT_FALSE(badValue.ok());
+  expectMentions(badValue.error(), {"rconv=rtx", "xr, xrt"});
+  // Built in code: a convention on a rotation without a matrix is refused.
+  KernelSpec built = hadamard;
+  built.rconv = RotationConvention::XRt;
+  Status invalid = validateSpec(built);
+  ASSERT_FALSE(invalid.ok());
+  expectMentions(invalid.message(), {"rconv", "learned"});
+}
 
 TEST(SpecReject, EmptyInput) {
   expectMentions(errorOf(""), {"empty spec"});
@@ -284,7 +318,7 @@ TEST(SpecReject, TrailingCommaAndEmptyItems) {
 TEST(SpecReject, UnknownKey) {
   std::string message = errorOf("rotate_quant:K=4096,bogus=1");
   expectMentions(message, {"unknown key 'bogus'", "'bogus=1'",
-                           "K, RS, rot, M, fmt, scale, round, inter, layout, arch"});
+                           "K, RS, rot, rconv, M, fmt, scale, round, inter, layout, arch"});
   // A key in the wrong case gets a hint.
   expectMentions(errorOf("rotate_quant:k=4096"), {"unknown key 'k'", "did you mean 'K'"});
   expectMentions(errorOf("rotate_quant:K=4096,rs=64"), {"unknown key 'rs'", "'RS'"});
@@ -300,7 +334,7 @@ TEST(SpecReject, DuplicateKey) {
 TEST(SpecReject, KeyOfAnotherOp) {
   expectMentions(errorOf("rotate_quant:K=4096,N=128"),
                  {"key 'N'", "'N=128'", "does not belong to rotate_quant",
-                  "its keys: K, RS, rot, M, fmt, scale, round, inter, layout, arch"});
+                  "its keys: K, RS, rot, rconv, M, fmt, scale, round, inter, layout, arch"});
   expectMentions(errorOf("quant_weight:K=4096,N=128,M=16"),
                  {"key 'M'", "'M=16'", "does not belong to quant_weight"});
   expectMentions(errorOf("rotate_quant_gemm:K=4096,N=128,topk=2"),

@@ -161,10 +161,14 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_EQ(has("v_mfma_f32_16x16x32_bf16"),
             spec.RS > 0 && spec.rot != RotationKind::HadamardButterfly);
   // R read transposed from LDS: a learned R staged by the workgroup, or a
-  // per-block R's pieces in each wave's own LDS (RS >= 64).
+  // per-block R's pieces in each wave's own LDS (RS >= 64). Given as
+  // R[out][in] (rconv=xrt), the operands are rows of r: no transposing reads.
+  const bool readsRThroughLds = spec.rot == RotationKind::Learned ||
+                                (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 64);
   EXPECT_EQ(has("ds_read_b64_tr_b16"),
-            spec.rot == RotationKind::Learned ||
-                (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 64));
+            readsRThroughLds && spec.rconv == RotationConvention::XR);
+  if (readsRThroughLds && spec.rconv == RotationConvention::XRt)
+    EXPECT_TRUE(has("ds_read_b128")) << "rows of R[out][in] from LDS";
   EXPECT_TRUE(has("global_load_dwordx")) << "vector loads of x";
   // The MoE sorter counts with integer LDS atomics and nothing else atomic.
   EXPECT_EQ(has("ds_add_u32"), spec.op == KernelOp::RotateQuantMoe);

@@ -81,6 +81,9 @@ TEST(HostQuantizer, RotationEqualsReferenceOnHostileRows) {
       for (Intermediate inter : {Intermediate::F32, Intermediate::Bf16}) {
         RotateQuantProblem p = problemOf(k, kind, rs);
         p.inter = inter;
+        // Both conventions of a learned R (the plan transposes R[out][in]).
+        if (isLearned(kind) && inter == Intermediate::Bf16)
+          p.rotation.convention = RotationConvention::XRt;
         std::vector<uint16_t> r = learnedRotation(
             rs, kind == RotationKind::LearnedPerBlock ? k / size_t(rs) : 1, rng);
         std::vector<uint16_t> x = hostileBf16(rows * k, rng, /*specials=*/true);
@@ -91,7 +94,8 @@ TEST(HostQuantizer, RotationEqualsReferenceOnHostileRows) {
           rotateForQuant(p, x.data() + row * k, r.data(), expected.data());
           rotator.rotate(x.data() + row * k, got.data());
           ASSERT_EQ(0, std::memcmp(expected.data(), got.data(), k * sizeof(float)))
-              << rotationKindName(kind) << " RS=" << rs << " row " << row;
+              << rotationKindName(kind) << " RS=" << rs << " rconv="
+              << rotationConventionName(p.rotation.convention) << " row " << row;
         }
         fallbacks += rotator.exactFallbacks();
       }
