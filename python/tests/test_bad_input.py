@@ -50,8 +50,8 @@ CASES = {
                   ["needs r", "[64, 64]"]),
     "r not taken": (lambda x: x, {"r": torch.zeros(64, 64, dtype=torch.bfloat16)},
                     mxforge.ArgumentError, ["r is given", "takes no r"]),
-    "uncompilable spec": (lambda x: x, {"round": "sr", "fmt": "fp6_e2m3", "seed": 3},
-                          mxforge.CompileError, ["round=sr with fmt=fp6_e2m3", "does not support"]),
+    "uncompilable spec": (lambda x: x, {"rs": 64, "rot": "hadamard_butterfly"},
+                          mxforge.CompileError, ["hadamard_butterfly at RS=64", "does not support"]),
     "meta tensor": (lambda x: x.to("meta"), {}, mxforge.ArgumentError, ["x", "meta"]),
 }
 

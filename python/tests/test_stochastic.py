@@ -11,7 +11,7 @@ import mxforge
 from helpers import cli_reference, mismatch, random_x
 
 
-@pytest.mark.parametrize("fmt", ["fp4", "fp8_e4m3", "fp8_e5m2"])
+@pytest.mark.parametrize("fmt", ["fp4", "fp6_e2m3", "fp6_e3m2", "fp8_e4m3", "fp8_e5m2"])
 def test_the_seed_decides_the_bytes(tmp_path, rng, fmt):
     x = random_x(rng, 1 + rng.randrange(16), 256)
     seed = rng.randrange(2**32)

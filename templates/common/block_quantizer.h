@@ -90,10 +90,13 @@ public:
     Value scale = mlir::arith::BitcastOp::create(
         b, b.getF32Type(), mlir::arith::ShLIOp::create(b, scaleByte, i32(23)));
 
-    if (spec.round == Rounding::Sr)
-      return {formatInfo(spec.fmt).bits == 8 ? packFp8Stochastic(tile0, tile1, scale, pairs)
-                                             : packFp4Stochastic(tile0, tile1, scale, pairs),
+    if (spec.round == Rounding::Sr) {
+      const int bits = formatInfo(spec.fmt).bits;
+      return {bits == 8   ? packFp8Stochastic(tile0, tile1, scale, pairs)
+              : bits == 6 ? packFp6Stochastic(tile0, tile1, scale, pairs)
+                          : packFp4Stochastic(tile0, tile1, scale, pairs),
               scaleByte};
+    }
     if (formatInfo(spec.fmt).bits == 6)
       return {packFp6(tile0, tile1, scale), scaleByte};
     if (formatInfo(spec.fmt).bits == 8)
@@ -238,6 +241,52 @@ private:
         word = placeByte(word, code, 2 * piece + j);
       }
     return wordBytes(word);
+  }
+
+  /// fp6 with v_cvt_scalef32_sr_pk32_{fp6,bf6}_f32, one pair per
+  /// instruction. The convert rounds item i with its seed advanced i times by
+  /// v_prng_b32, so items 0 and 1 get numerics' words of a pair (the pair's
+  /// word, then v_prng_b32 of it) and item 2 would not get the next pair's:
+  /// each of the lane's 4 pairs takes its own convert with its own word, its
+  /// codes in bits 0..11 of the result (the other 30 sources are poison and
+  /// their items are dropped). The 48 bits of the lane's 8 codes are then
+  /// pair p at bits 12p..12p+11: bytes 0..2 piece 0, 3..5 piece 1, as
+  /// packFp6 leaves them.
+  Value packFp6Stochastic(Value tile0, Value tile1, Value scale, StochasticPairs pairs) {
+    auto v32f32 = mlir::VectorType::get({32}, b.getF32Type());
+    auto v6i32 = mlir::VectorType::get({6}, b.getI32Type());
+    Value tiles[2] = {tile0, tile1}, first[2] = {pairs.piece0, pairs.piece1};
+    Value twelveBits[4];
+    for (int piece = 0; piece < 2; ++piece)
+      for (int j = 0; j < 2; ++j) {
+        Value source = mlir::LLVM::PoisonOp::create(b, v32f32);
+        for (int item = 0; item < 2; ++item)
+          source = mlir::vector::InsertOp::create(
+              b, mlir::vector::ExtractOp::create(b, tiles[piece], int64_t(2 * j + item)), source,
+              int64_t(item));
+        Value word = pairWord(mlir::arith::AddIOp::create(b, first[piece], i32(j)));
+        Value packed =
+            spec.fmt == ElemFormat::E2M3
+                ? Value(mlir::ROCDL::CvtScaleF32SrPk32Fp6F32Op::create(b, v6i32, source, word,
+                                                                       scale))
+                : Value(mlir::ROCDL::CvtScaleF32SrPk32Bf6F32Op::create(b, v6i32, source, word,
+                                                                       scale));
+        twelveBits[2 * piece + j] = mlir::arith::AndIOp::create(
+            b, mlir::vector::ExtractOp::create(b, packed, int64_t(0)), i32(0xFFF));
+      }
+    auto orShifted = [&](Value into, Value bits, int64_t shift) {
+      Value moved = shift >= 0 ? Value(mlir::arith::ShLIOp::create(b, bits, i32(int32_t(shift))))
+                               : Value(mlir::arith::ShRUIOp::create(b, bits, i32(int32_t(-shift))));
+      return Value(mlir::arith::OrIOp::create(b, into, moved));
+    };
+    // low = p0 | p1 << 12 | p2 << 24 (its low 8 bits); high = p2 >> 8 | p3 << 4.
+    Value low = orShifted(orShifted(twelveBits[0], twelveBits[1], 12), twelveBits[2], 24);
+    Value high = orShifted(orShifted(i32(0), twelveBits[2], -8), twelveBits[3], 4);
+    auto v2i32 = mlir::VectorType::get({2}, b.getI32Type());
+    Value words = mlir::vector::FromElementsOp::create(b, v2i32, mlir::ValueRange{low, high});
+    Value bytes =
+        mlir::vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getI8Type()), words);
+    return slice(bytes, 0, 6);
   }
 
   /// fp8 with v_cvt_scalef32_sr_{fp8,bf8}_f32, one element per instruction,

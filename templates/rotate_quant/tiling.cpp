@@ -24,18 +24,13 @@ Status checkRotatingQuantizerSupported(const KernelSpec &spec) {
   if (spec.rot == RotationKind::HadamardButterfly && spec.RS != 32)
     return unsupported("rot=hadamard_butterfly at RS=" + std::to_string(spec.RS) +
                        " (only RS=32; rot=hadamard is the MFMA path for every RS)");
-  // Stochastic rounding through v_cvt_scalef32_sr_pk_fp4_f32 and
-  // v_cvt_scalef32_sr_{fp8,bf8}_f32, each element's random word numerics'
-  // srRandomForElement of the seed operand (BlockQuantizer). fp6's
-  // converts (sr_pk32 / sr_2xpk16) derive 32 or 16 elements' words from one
-  // seed in an order numerics does not define; weights are quantized once,
-  // with round=rne.
+  // Stochastic rounding through v_cvt_scalef32_sr_pk_fp4_f32,
+  // v_cvt_scalef32_sr_{fp8,bf8}_f32 and v_cvt_scalef32_sr_pk32_{fp6,bf6}_f32
+  // (one pair per convert), each element's random word numerics'
+  // srRandomForElement of the seed operand (BlockQuantizer). Weights are
+  // quantized once, with round=rne.
   if (spec.round == Rounding::Sr && spec.op == KernelOp::QuantWeight)
     return unsupported("round=sr (weights are quantized once, with round=rne)");
-  if (spec.round == Rounding::Sr && formatInfo(spec.fmt).bits == 6)
-    return unsupported("round=sr with fmt=" + std::string(formatInfo(spec.fmt).specName) +
-                       " (the fp6 converts draw a row of elements' random words from one "
-                       "seed, which numerics' per-pair words do not match; fp4 and fp8 do)");
   return Status::success();
 }
 

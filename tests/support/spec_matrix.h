@@ -189,6 +189,15 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   for (ElemFormat format : {ElemFormat::E4M3, ElemFormat::E5M2})
     for (int rs : {0, 32, 64, 128, 256})
       stochastic(format, rs, rs == 0 ? RotationKind::None : RotationKind::Hadamard);
+  // fp6 through v_cvt_scalef32_sr_pk32_{fp6,bf6}_f32, one pair per convert:
+  // every rotation size in each fp6 format, the kinds rotating, and the
+  // butterfly.
+  const RotationKind fp6Kinds[] = {RotationKind::Hadamard, RotationKind::Learned,
+                                   RotationKind::LearnedPerBlock};
+  for (ElemFormat format : {ElemFormat::E2M3, ElemFormat::E3M2})
+    for (int rs : {0, 32, 64, 128, 256})
+      stochastic(format, rs, rs == 0 ? RotationKind::None : fp6Kinds[turn % std::size(fp6Kinds)]);
+  stochastic(ElemFormat::E3M2, 32, RotationKind::HadamardButterfly);
   // A learned R given as AITER's FlyDSL kernels take it, R[out][in]
   // (rconv=xrt): every learned kind and size, which covers each way the
   // kernel reads R (all of it staged, slices at RS=256, gathered per block at
@@ -213,7 +222,7 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       specs.push_back(spec);
     }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 + 26 fp8 + 10 butterfly + 24 stochastic + 8 rconv=xrt = 458
+  // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt = 469
   return specs;
 }
 
@@ -414,8 +423,8 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
       spec.layout = next % 2 ? ScaleLayout::Plain : ScaleLayout::A4W4Shuffle;
       specs.push_back(shaped(spec));
     }
-  // Stochastic rounding: fp4 and fp8 at both stages.
-  for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E4M3})
+  // Stochastic rounding: fp4, fp8 and fp6 at both stages.
+  for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E4M3, ElemFormat::E2M3})
     for (int rs : {64, 128}) {
       KernelSpec spec;
       spec.fmt = format;
@@ -475,8 +484,8 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
-  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 4 stochastic + 6 engine specs
-  // + 4 rconv=xrt = 194
+  // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 6 stochastic + 6 engine specs
+  // + 4 rconv=xrt = 196
   return specs;
 }
 

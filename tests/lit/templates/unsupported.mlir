@@ -9,8 +9,8 @@ func.func @butterfly(%x: memref<1x4096xbf16>, %q: memref<1x2048xi8>, %s: memref<
 
 // -----
 
-func.func @stochastic(%x: memref<1x4160xbf16>, %seed: memref<1xi32>, %q: memref<1x3120xi8>, %s: memref<1x130xi8>, %m: i32) {
-  // expected-error @below {{does not support round=sr with fmt=fp6_e2m3}}
-  mxf.rotate_quant <K = 4160, RS = 0, rot = none, M = 1, fmt = fp6_e2m3, scale = even, round = sr, inter = f32, layout = plain> x(%x : memref<1x4160xbf16>) seed(%seed : memref<1xi32>) q(%q : memref<1x3120xi8>) s(%s : memref<1x130xi8>) rows(%m)
+func.func @stochastic_weights(%w: memref<16x4160xbf16>, %q: memref<16x3120xi8>, %s: memref<16x130xi8>) {
+  // expected-error @below {{does not support round=sr (weights are quantized once, with round=rne)}}
+  mxf.quant_weight <K = 4160, N = 16, RS = 0, rot = none, fmt = fp6_e2m3, scale = even, round = sr, inter = f32, layout = plain, wlayout = plain> w(%w : memref<16x4160xbf16>) q(%q : memref<16x3120xi8>) s(%s : memref<16x130xi8>)
   return
 }

@@ -84,10 +84,11 @@ TEST_F(Frontend, SpecsNoTemplateTakesAreRefusedBeforeAnyIr) {
   EXPECT_CONTAINS(checkCompilable(parsed("rotate_quant_gemm:K=4096,N=256")).message(),
                   "is valid, but no template generates rotate_quant_gemm yet");
 
-  Result<CodeObject> sr = compileSpec(parsed("rotate_quant:K=4096,fmt=fp6_e2m3,round=sr"), {});
+  Result<CodeObject> sr =
+      compileSpec(parsed("rotate_quant:K=4096,RS=64,rot=hadamard_butterfly"), {});
   ASSERT_FALSE(sr.ok());
   EXPECT_CONTAINS(sr.error(), "[stage mxf] ");
-  EXPECT_CONTAINS(sr.error(), "does not support round=sr with fmt=fp6_e2m3");
+  EXPECT_CONTAINS(sr.error(), "does not support rot=hadamard_butterfly at RS=64");
 
   KernelSpec invalid = denseSpec();
   invalid.K = 100; // not a multiple of 32

@@ -146,14 +146,15 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   const char *converts[] = {"v_cvt_scalef32_pk_fp4_f32", "v_cvt_scalef32_2xpk16_fp6_f32",
                             "v_cvt_scalef32_2xpk16_bf6_f32", "v_cvt_scalef32_pk_fp8_f32",
                             "v_cvt_scalef32_pk_bf8_f32"};
-  const char *stochasticConverts[] = {"v_cvt_scalef32_sr_pk_fp4_f32", "", "",
-                                      "v_cvt_scalef32_sr_fp8_f32", "v_cvt_scalef32_sr_bf8_f32"};
+  const char *stochasticConverts[] = {
+      "v_cvt_scalef32_sr_pk_fp4_f32",   "v_cvt_scalef32_sr_pk32_fp6_f32",
+      "v_cvt_scalef32_sr_pk32_bf6_f32", "v_cvt_scalef32_sr_fp8_f32",
+      "v_cvt_scalef32_sr_bf8_f32"};
   const bool sr = spec.round == Rounding::Sr;
   for (size_t f = 0; f < std::size(converts); ++f) {
     EXPECT_EQ(has(converts[f]), !sr && kAllElemFormats[f] == spec.fmt) << converts[f];
-    if (*stochasticConverts[f])
-      EXPECT_EQ(has(stochasticConverts[f]), sr && kAllElemFormats[f] == spec.fmt)
-          << stochasticConverts[f];
+    EXPECT_EQ(has(stochasticConverts[f]), sr && kAllElemFormats[f] == spec.fmt)
+        << stochasticConverts[f];
   }
   EXPECT_TRUE(has("v_permlane16_swap_b32")) << "cross-lane block maximum";
   EXPECT_TRUE(has("v_permlane32_swap_b32")) << "cross-lane block maximum";

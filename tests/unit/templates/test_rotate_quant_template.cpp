@@ -199,11 +199,11 @@ TEST(RotateQuantTemplate, UnsupportedSpecBuildsNothing) {
   auto module = mlir::ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToEnd(module.getBody());
   auto gpuModule = mlir::gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
-  Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,fmt=fp6_e2m3,round=sr");
+  Result<KernelSpec> spec = parseSpec("rotate_quant:K=4096,RS=64,rot=hadamard_butterfly");
   ASSERT_TRUE(spec.ok());
   Status status = buildRotateQuantKernel(gpuModule, spec.value(), "kernel");
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("round=sr"), std::string::npos);
+  EXPECT_NE(status.message().find("hadamard_butterfly at RS=64"), std::string::npos);
   EXPECT_TRUE(gpuModule.getBody()->getOperations().size() <= 1); // no gpu.func added
   module->erase();
 }

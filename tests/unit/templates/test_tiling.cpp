@@ -104,12 +104,15 @@ TEST(Tiling, UnsupportedSpecsAreNamed) {
     EXPECT_TRUE(checkRotateQuantSupported(spec(text)).ok()) << text;
   EXPECT_NE(message("rotate_quant:K=4096,RS=64,rot=hadamard_butterfly").find("hadamard_butterfly"),
             std::string::npos);
-  // Stochastic rounding in fp4 and fp8; fp6's converts draw their random
-  // words in an order numerics does not define, and weights round to nearest.
+  // Stochastic rounding in every format; weights round to nearest.
   for (const char *text : {"rotate_quant:K=4096,round=sr", "rotate_quant:K=4096,fmt=fp8_e4m3,round=sr",
-                           "rotate_quant:K=4096,fmt=fp8_e5m2,round=sr,RS=32,rot=hadamard_butterfly"})
+                           "rotate_quant:K=4096,fmt=fp8_e5m2,round=sr,RS=32,rot=hadamard_butterfly",
+                           "rotate_quant:K=4096,fmt=fp6_e2m3,round=sr",
+                           "rotate_quant:K=4096,fmt=fp6_e3m2,round=sr,RS=128,rot=learned"})
     EXPECT_TRUE(checkRotateQuantSupported(spec(text)).ok()) << text;
-  EXPECT_NE(message("rotate_quant:K=4096,fmt=fp6_e2m3,round=sr").find("round=sr with fmt=fp6_e2m3"),
+  EXPECT_NE(checkRotatingQuantizerSupported(spec("quant_weight:K=4096,N=16,round=sr"))
+                .message()
+                .find("round=sr (weights are quantized once"),
             std::string::npos);
   EXPECT_NE(message("quant_weight:K=4096,N=16").find("quant_weight"), std::string::npos);
 }
