@@ -169,20 +169,25 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   // seed (tests/e2e/e2e_case.cpp), so the seeds vary from run to run.
   std::vector<MatrixRotation> srRotations = matrixRotations();
   srRotations.push_back({32, RotationKind::HadamardButterfly});
-  auto stochastic = [&](ElemFormat format, int rs, RotationKind kind) {
-    KernelSpec spec;
+  // The groups below set what they test and take the shape, rule, layout and
+  // intermediate from one turn counter.
+  auto addCycled = [&](KernelSpec spec) {
     spec.K = shapes[turn % std::size(shapes)].first;
     spec.M = shapes[turn % std::size(shapes)].second;
-    spec.RS = rs;
-    spec.rot = kind;
-    spec.fmt = format;
-    spec.round = Rounding::Sr;
     spec.scale = allRules[turn % std::size(allRules)];
     spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
     spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
     ++turn;
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
+  };
+  auto stochastic = [&](ElemFormat format, int rs, RotationKind kind) {
+    KernelSpec spec;
+    spec.RS = rs;
+    spec.rot = kind;
+    spec.fmt = format;
+    spec.round = Rounding::Sr;
+    addCycled(spec);
   };
   for (const MatrixRotation &rotation : srRotations)
     stochastic(ElemFormat::E2M1, rotation.rs, rotation.kind);
@@ -205,21 +210,14 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   for (RotationKind kind : {RotationKind::Learned, RotationKind::LearnedPerBlock})
     for (int rs : {32, 64, 128, 256}) {
       KernelSpec spec;
-      spec.K = shapes[turn % std::size(shapes)].first;
-      spec.M = shapes[turn % std::size(shapes)].second;
       spec.RS = rs;
       spec.rot = kind;
       spec.rconv = RotationConvention::XRt;
-      spec.scale = allRules[turn % std::size(allRules)];
-      spec.layout = turn % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
-      spec.inter = (turn / 2) % 2 ? Intermediate::Bf16 : Intermediate::F32;
       if (rs == 128)
         spec.fmt = kind == RotationKind::Learned ? ElemFormat::E4M3 : ElemFormat::E2M3;
       if (rs == 64 && kind == RotationKind::Learned)
         spec.round = Rounding::Sr;
-      ++turn;
-      assert(validateSpec(spec).ok());
-      specs.push_back(spec);
+      addCycled(spec);
     }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
   // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt = 469
