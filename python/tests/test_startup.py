@@ -20,16 +20,16 @@ def write_bundle(tmp_path, specs):
 
 
 def test_compile_returns_one_result_per_spec(rng):
-    k = 32 * rng.randint(1, 32)
+    k = 64 * rng.randint(1, 16)
     specs = [f"rotate_quant:K={k},M=2", "rotate_quant:K=100",
-             f"rotate_quant:K={k},fmt=fp6_e2m3,round=sr",
+             f"rotate_quant:K={k},RS=64,rot=hadamard_butterfly",
              f"rotate_quant:K={k},M=8,scale=rceil"]
     results = mxforge.compile(specs, threads=2)
     assert [r.ok for r in results] == [True, False, False, True]
     assert results[0].origin in ("jit", "cache")
     assert isinstance(results[1].error, mxforge.SpecError) and "K=100" in str(results[1].error)
     assert isinstance(results[2].error, mxforge.CompileError)
-    assert "round=sr" in str(results[2].error)
+    assert "hadamard_butterfly at RS=64" in str(results[2].error)
     with pytest.raises(mxforge.CompileError):
         results[2].raise_if_failed()
     listed = {kernel.spec: kernel for kernel in mxforge.kernels("emu")}
