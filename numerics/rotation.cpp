@@ -129,9 +129,10 @@ void rotateRow(const RotationConfig &config, const uint16_t *x, size_t k,
     return;
   }
   case RotationKind::Learned:
-  case RotationKind::LearnedPerBlock:
+  case RotationKind::LearnedPerBlock: {
+    // R(in, out) through the convention: r[in][out], or r[out][in] for xrt.
+    const bool transposed = config.convention == RotationConvention::XRt;
     for (size_t b = 0; b < k; b += size_t(rs)) {
-      const bool transposed = config.convention == RotationConvention::XRt;
       size_t block = b / size_t(rs);
       const uint16_t *r = config.kind == RotationKind::Learned
                               ? matrices
@@ -140,6 +141,7 @@ void rotateRow(const RotationConfig &config, const uint16_t *x, size_t k,
                         config.chunk, y + b);
     }
     return;
+  }
   }
 }
 

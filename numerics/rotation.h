@@ -65,7 +65,8 @@ Status checkRotation(const RotationConfig &config, size_t k);
 
 /// Rotate one row of K bf16 values into f32 y. `matrices` is the learned
 /// rotation (row-major R[in][out], or R[out][in] under convention xrt; per
-/// block: K/rs such matrices), ignored for other kinds. Precondition: checkRotation(config, k).ok().
+/// block: K/rs such matrices), ignored for other kinds.
+/// Precondition: checkRotation(config, k).ok().
 void rotateRow(const RotationConfig &config, const uint16_t *x, size_t k,
                const uint16_t *matrices, float *y);
 

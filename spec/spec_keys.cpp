@@ -109,6 +109,13 @@ bool keyApplies(const KernelSpec &spec, SpecKey key) {
   return key != SpecKey::Rconv || isLearned(spec.rot);
 }
 
+std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key) {
+  if (key == SpecKey::Rconv)
+    return std::string("rconv applies only to rot=learned or learned_per_block (rot=") +
+           rotationKindName(spec.rot) + " takes no matrix)";
+  return std::string("key '") + specKeyName(key) + "' does not apply to this spec";
+}
+
 bool isRequiredKey(KernelOp op, SpecKey key) {
   switch (key) {
   case SpecKey::K:

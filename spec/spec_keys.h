@@ -59,8 +59,12 @@ std::optional<SpecKey> parseSpecKey(std::string_view name);
 KeyList opKeys(KernelOp op);
 bool opHasKey(KernelOp op, SpecKey key);
 /// Whether `key` is part of this spec's text: every key of the op except
-/// rconv, which only learned rotations have.
+/// rconv, which only learned rotations have. The printer writes, the parser
+/// accepts and the validator lets differ from its default exactly these.
 bool keyApplies(const KernelSpec &spec, SpecKey key);
+/// Why a key of the op does not apply to `spec` (keyApplies is false), for
+/// error messages: "rconv applies only to rot=learned or ...".
+std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key);
 /// Keys without a default for this op.
 bool isRequiredKey(KernelOp op, SpecKey key);
 /// Keys whose value is a decimal number.

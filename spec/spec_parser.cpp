@@ -255,10 +255,12 @@ Result<KernelSpec> parseSpec(std::string_view text) {
       return fail("missing required key '" + std::string(specKeyName(key)) + "' for " + opText +
                   " (required: " + spec_detail::joinedRequiredKeys(spec.op) + ")");
   fillDefaults(spec, seen);
-  if (seen[static_cast<size_t>(SpecKey::Rconv)] && !isLearned(spec.rot))
-    return fail(quoted(seenItem[static_cast<size_t>(SpecKey::Rconv)]) +
-                ": rconv applies only to rot=learned or learned_per_block (rot=" +
-                rotationKindName(spec.rot) + " takes no matrix)");
+  // A key the op has but this spec does not (rconv without a learned R) is
+  // an error even at its default: the text would mean nothing.
+  for (SpecKey key : spec_detail::opKeys(spec.op))
+    if (seen[static_cast<size_t>(key)] && !spec_detail::keyApplies(spec, key))
+      return fail(quoted(seenItem[static_cast<size_t>(key)]) + ": " +
+                  spec_detail::inapplicableKeyReason(spec, key));
   if (Status s = validateSpec(spec); !s.ok())
     return s;
   return spec;

@@ -112,12 +112,6 @@ Status checkShapesAndRotation(const KernelSpec &spec) {
                 "RS=" + std::to_string(spec.RS) +
                     " needs a rotation: rot must be one of hadamard, hadamard_butterfly, "
                     "learned, learned_per_block (or set RS=0 for no rotation)");
-  // A convention says how a given matrix is stored; other rotations take
-  // none, and printSpec writes rconv only for learned ones.
-  if (!isLearned(spec.rot) && spec.rconv != RotationConvention::XR)
-    return fail(spec, SpecKey::Rconv,
-                std::string("rconv applies only to rot=learned or learned_per_block (rot=") +
-                    rotationKindName(spec.rot) + " takes no matrix); leave it at xr");
   if (spec.RS > 0 && spec.K % spec.RS != 0)
     return fail(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
   if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kMBuckets, spec.M))
@@ -239,16 +233,21 @@ bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
   return false;
 }
 
-/// A field the op has no key for must keep its KernelSpec default: printSpec
-/// does not write it, so any other value would not survive parse(print(spec)).
+/// A field whose key is not part of the spec's text (the op has no such key,
+/// or it does not apply, as rconv without a learned rotation) must keep its
+/// KernelSpec default: printSpec does not write it, so any other value would
+/// not survive parse(print(spec)).
 Status checkForeignFields(const KernelSpec &spec) {
   static const KernelSpec kDefaults;
   for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i) {
     SpecKey key = static_cast<SpecKey>(i);
-    if (spec_detail::opHasKey(spec.op, key) || sameField(spec, kDefaults, key))
+    if (spec_detail::keyApplies(spec, key) || sameField(spec, kDefaults, key))
       continue;
     std::string fallback;
     spec_detail::appendSpecValue(fallback, kDefaults, key);
+    if (spec_detail::opHasKey(spec.op, key))
+      return fail(spec, key,
+                  spec_detail::inapplicableKeyReason(spec, key) + "; leave it at " + fallback);
     return fail(spec, key,
                 std::string("key '") + spec_detail::specKeyName(key) + "' does not belong to " +
                     kernelOpName(spec.op) + " (its keys: " + spec_detail::joinedKeys(spec.op) +
