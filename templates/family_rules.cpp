@@ -5,6 +5,7 @@
 #include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/rules.h"
 #include "templates/rotate_quant_moe/rules.h"
+#include "templates/rotate_quant_gemm/rules.h"
 
 namespace mxf {
 
@@ -15,6 +16,7 @@ const std::vector<FamilyRules> &familyRules() {
       rotateQuantRules(),
       quantWeightRules(),
       rotateQuantMoeRules(),
+      rotateQuantGemmRules(),
   };
   return rules;
 }

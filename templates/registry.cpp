@@ -5,6 +5,7 @@
 #include "templates/quant_weight/family.h"
 #include "templates/rotate_quant/family.h"
 #include "templates/rotate_quant_moe/family.h"
+#include "templates/rotate_quant_gemm/family.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -18,6 +19,7 @@ llvm::ArrayRef<TemplateFamily> templateFamilies() {
       rotateQuantFamily(),
       quantWeightFamily(),
       rotateQuantMoeFamily(),
+      rotateQuantGemmFamily(),
   };
   // Every family has its rules in familyRules() and a builder here, in the
   // same order: one list of ops, checked once.

@@ -98,7 +98,7 @@ FAMILIES = {
     "rotate_quant_gemm": Family(
         op="rotate_quant_gemm", inputs=("x", "w_q", "w_s"), optional=("r",), elements={},
         outputs=("y",), rows_from="x", available=False,
-        note="its template has not landed (docs/abi.md lists its ABI)"),
+        note="its kernel runs through the C API and `mxforge run`; the Python function has not landed"),
     "quant_weight": Family(
         op="quant_weight", inputs=("w", "r"), optional=("r",),
         elements={"w": "bf16", "r": "bf16", "q": "i8", "s": "i8"}, outputs=("q", "s"),

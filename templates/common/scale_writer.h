@@ -1,4 +1,4 @@
-//===- scale_writer.h - Storing E8M0 scale bytes: plain or a4w4_shuffle -*- C++ -*-===//
+//===- scale_writer.h - E8M0 scale bytes, plain or a4w4_shuffle: stores and loads -*- C++ -*-===//
 //
 // Where a (row, scale block) byte goes: [rows, K/32] row-major, or AITER's
 // mx_scale_shuffle_idx layout (numerics a4w4ScaleIndex) into the padded
@@ -34,15 +34,26 @@ public:
       mlir::memref::StoreOp::create(b, byte, s, mlir::ValueRange{row, scaleBlock});
       return;
     }
-    // AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex): the row's part
-    // (prepareShuffledScales) plus the block's, into the flat array.
-    Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
-    index = add(index, mulBy(remBy(scaleBlock, 4), 64));
-    index = add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));
-    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{index});
+    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{shuffledIndex(scaleBlock)});
+  }
+
+  /// The scale byte (i8) of block `scaleBlock` of the row: how the GEMM
+  /// reads its weights' scales, from the same index as the store.
+  Value load(Value scaleBlock) {
+    if (layout == ScaleLayout::Plain)
+      return mlir::memref::LoadOp::create(b, s, mlir::ValueRange{row, scaleBlock});
+    return mlir::memref::LoadOp::create(b, flatScales, mlir::ValueRange{shuffledIndex(scaleBlock)});
   }
 
 private:
+  /// AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex): the row's part
+  /// (prepareShuffledScales) plus the block's, into the flat array.
+  Value shuffledIndex(Value scaleBlock) {
+    Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
+    index = add(index, mulBy(remBy(scaleBlock, 4), 64));
+    return add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));
+  }
+
   /// a4w4_shuffle: the scale argument as one flat array, and this lane's
   /// row's part of every shuffled index, computed once. The index is flat
   /// by nature; splitting it into the argument's (row, column) only for the

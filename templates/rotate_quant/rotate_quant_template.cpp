@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "templates/rotate_quant/rotate_quant_template.h"
+#include "templates/rotate_quant/gemm_activation.h"
 
 #include "templates/common/block_quantizer.h"
 #include "templates/common/code_writer.h"
@@ -58,7 +59,7 @@
 #include <utility>
 
 namespace mxf {
-namespace {
+namespace rotating_quantizer {
 
 using mlir::Type;
 using mlir::Value;
@@ -299,6 +300,52 @@ public:
         has = arith::AndIOp::create(b, has, cmp(arith::CmpIPredicate::ult, slot, idx(spec.topk)));
       ifThen(has, [&] { sorter->storeScale(sortedRow, scaleBlock, byte); });
     }
+  }
+
+  /// rotate_quant_gemm's activation side (docs/templates.md, "rotate_quant_gemm"):
+  /// the workgroup's 16 rows (grid y) read from x at its row stride, rows
+  /// past m reading row m-1 (their products are never stored), codes and
+  /// scales written to LDS, plain, at the row's place in the tile. A staged
+  /// learned R is copied once here, by every thread, before any slice.
+  void prepareGemmActivation(Value ldsCodes, Value ldsScales) {
+    Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
+    lane = remBy(tid, kLanes);
+    wave = divBy(tid, kLanes);
+    group = divBy(lane, kTileRows);
+    hadamard.emplace(b, lane, group, spec.RS);
+    Value token = remBy(lane, kTileRows);
+    rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
+    row = token; // the writers' row: the token's row of the LDS tile
+    mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
+    x = rowStridedView(b, args.get("x"), mIndex,
+                       arith::IndexCastOp::create(b, b.getIndexType(), args.get("x_stride")));
+    loadRow = arith::MinUIOp::create(b, add(mulBy(rowTile, kTileRows), token),
+                                     arith::SubIOp::create(b, mIndex, idx(1)));
+    codes.emplace(b, spec.fmt, WeightLayout::Plain, ldsCodes, row);
+    scales.emplace(b, ScaleLayout::Plain, ldsScales, row);
+    isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
+    gemmMode = true;
+    if (tiling.stagesRotationInLds)
+      emitStageRotation(tid);
+  }
+
+  /// Units slice*unitsPerSlice .. +unitsPerSlice-1 of the row, wave w taking
+  /// units w, w + waves, ...; their scale blocks land at LDS blocks counted
+  /// from the slice's first.
+  void emitGemmActivationSlice(Value slice, int64_t unitsPerSlice) {
+    gemmSliceBlockBase = mulBy(slice, unitsPerSlice * tiling.channelsPerUnit / 32);
+    Value first = mulBy(slice, unitsPerSlice);
+    auto loop = mlir::scf::ForOp::create(b, add(first, wave), add(first, idx(unitsPerSlice)),
+                                         idx(tiling.wavesPerWorkgroup));
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value unit = loop.getInductionVar();
+    if (spec.RS == 0)
+      emitPlainUnit(unit);
+    else if (spec.rot == RotationKind::HadamardButterfly)
+      emitButterflyUnit(unit);
+    else
+      emitRotatedUnit(unit);
   }
 
 private:
@@ -844,6 +891,16 @@ private:
                          LaneChannels channels = LaneChannels::MfmaTiles) {
     const QuantizedBlock block = quantizer.quantize(tile0, tile1, stochasticPairs(scaleBlock, channels));
     Value bytes = block.bytes, scaleByte = block.scaleByte;
+    if (gemmMode) {
+      // Every row of the LDS tile is written (rows past m hold row m-1's
+      // codes), so the product reads nothing uninitialized.
+      Value local = arith::SubIOp::create(b, scaleBlock, gemmSliceBlockBase);
+      codes->storeLaneCodes(local, group, bytes, channels);
+      ifThen(isGroupZero, [&] {
+        scales->store(local, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
+      });
+      return;
+    }
     if (sorter) {
       ifThen(rowValid, [&] { codes->storeLaneCodes(scaleBlock, group, bytes, channels); });
       emitMoeScaleScatter(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));
@@ -881,9 +938,32 @@ private:
   Value x, r, q, s, m, lds, sortLds;
   Value tokenInTile, subTile; // rotate_quant_moe: l%16, and stage 2's pass
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
+  /// rotate_quant_gemm: codes and scales go to the workgroup's LDS slice, at
+  /// scale blocks counted from gemmSliceBlockBase (prepareGemmActivation).
+  bool gemmMode = false;
+  Value gemmSliceBlockBase;
 };
 
-} // namespace
+} // namespace rotating_quantizer
+
+using rotating_quantizer::RotateQuantEmitter;
+using mlir::Type;
+using mlir::Value;
+
+GemmActivationEmitter::GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                                             const KernelTiling &tiling,
+                                             mlir::gpu::GPUFuncOp func)
+    : emitter(std::make_unique<RotateQuantEmitter>(b, spec, tiling, func)) {}
+
+GemmActivationEmitter::~GemmActivationEmitter() = default;
+
+void GemmActivationEmitter::prepare(mlir::Value ldsCodes, mlir::Value ldsScales) {
+  emitter->prepareGemmActivation(ldsCodes, ldsScales);
+}
+
+void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice) {
+  emitter->emitGemmActivationSlice(slice, unitsPerSlice);
+}
 
 namespace {
 /// Both families' kernels: the activation kernel, and the weight kernel,

@@ -55,9 +55,10 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   // A K that is an odd number of 32-channel blocks takes one block per wave.
   tiling.channelsPerUnit = spec.RS > 0 ? spec.RS : spec.K % 64 == 0 ? 64 : 32;
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
-  // The MoE kernel's sorter writes the padding of its sorted scales itself.
-  tiling.fillsScalePadding =
-      spec.layout == ScaleLayout::A4W4Shuffle && spec.op != KernelOp::RotateQuantMoe;
+  // The MoE kernel's sorter writes the padding of its sorted scales itself;
+  // a GEMM's layout is its weights' (its activation scales stay in LDS).
+  tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle &&
+                             (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::QuantWeight);
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
   // by the workgroup. Up to RS=128 (32 KiB) all of it, once; with 8 waves
   // per workgroup at RS=128, four workgroups (8 waves per SIMD) still fit in

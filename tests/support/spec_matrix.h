@@ -487,6 +487,85 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
   return specs;
 }
 
+/// rotate_quant_gemm (issue 13). Group 1: every rotation the template
+/// generates (matrixRotations() less rot=learned at RS=256, which it
+/// refuses, plus the butterfly at RS=32) x the six scale rules, on small and
+/// mid shapes, cycling the weight layout, the weight scale layout, the
+/// intermediate and the M bucket. Group 2: the decode layers issue 13 names
+/// (Qwen3-8B, Qwen3-32B, Qwen3.8-2.4T at TP8, DeepSeek-V3 dense) in AITER's
+/// deployed layouts, RS cycling 0/32/64/128. Group 3: every (wlayout, layout)
+/// x RS in {0, 32, 64, 128} x inter, on shapes with N not a multiple of the
+/// workgroup's 64 columns. m is drawn per run (the test).
+inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
+  const std::pair<int, int> shapes[] = {{16, 256},  {48, 512},  {256, 1024}, {272, 384},
+                                        {80, 2048}, {528, 640}, {112, 1536}, {1040, 256},
+                                        {64, 4096}};
+  const int buckets[] = {1, 4, 16, 32, 8, 2, 64};
+  const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Even,       ScaleRule::Rceil,
+                             ScaleRule::Ceil,  ScaleRule::RceilRecip, ScaleRule::Even126};
+  std::vector<MatrixRotation> rotations;
+  for (const MatrixRotation &rotation : matrixRotations())
+    if (!(rotation.kind == RotationKind::Learned && rotation.rs == 256))
+      rotations.push_back(rotation);
+  rotations.push_back({32, RotationKind::HadamardButterfly});
+  std::vector<KernelSpec> specs;
+  size_t next = 0;
+  auto add = [&](int n, int k, int rs, RotationKind kind, ScaleRule rule, WeightLayout wlayout,
+                 ScaleLayout layout, Intermediate inter, int bucket) {
+    KernelSpec spec;
+    spec.op = KernelOp::RotateQuantGemm;
+    const int multiple = std::max(rs, 128);
+    spec.N = n;
+    spec.K = (k + multiple - 1) / multiple * multiple;
+    spec.RS = rs;
+    spec.rot = kind;
+    spec.scale = rule;
+    spec.wlayout = wlayout;
+    spec.layout = layout;
+    spec.inter = inter;
+    spec.M = bucket;
+    ++next;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  };
+  for (const MatrixRotation &rotation : rotations)
+    for (ScaleRule rule : rules) {
+      auto [n, k] = shapes[next % std::size(shapes)];
+      add(n, k, rotation.rs, rotation.kind, rule,
+          next % 2 ? WeightLayout::Preshuffle16x16 : WeightLayout::Plain,
+          (next / 2) % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain,
+          (next / 4) % 2 ? Intermediate::Bf16 : Intermediate::F32,
+          buckets[next % std::size(buckets)]);
+    }
+  const std::pair<int, int> layers[] = {
+      {6144, 4096},  {4096, 4096},  {24576, 4096}, {4096, 12288}, // Qwen3-8B
+      {10240, 5120}, {5120, 8192},  {51200, 5120}, {5120, 25600}, // Qwen3-32B
+      {4608, 8192},  {8192, 2048},                                // Qwen3.8-2.4T, TP8
+      {18432, 7168}, {7168, 18432},                               // DeepSeek-V3 dense
+  };
+  // One 16-row tile each (m <= 16): a second tile doubles the emulation of
+  // these layers (up to a minute each) and is covered by the small shapes.
+  const int decodeBuckets[] = {1, 4, 16, 8};
+  for (size_t i = 0; i < std::size(layers); ++i) {
+    const int rs = int(i % 4) == 0 ? 0 : 16 << (i % 4);
+    add(layers[i].first, layers[i].second, rs, rs ? RotationKind::Hadamard : RotationKind::None,
+        i % 2 ? ScaleRule::Rceil : ScaleRule::Even, WeightLayout::Preshuffle16x16,
+        ScaleLayout::A4W4Shuffle, Intermediate::F32, decodeBuckets[i % 4]);
+  }
+  const std::pair<int, int> ragged[] = {{208, 512}, {336, 1024}, {16, 2048}, {720, 256}};
+  for (WeightLayout wlayout : {WeightLayout::Plain, WeightLayout::Preshuffle16x16})
+    for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle})
+      for (int rs : {0, 32, 64, 128})
+        for (Intermediate inter : {Intermediate::F32, Intermediate::Bf16}) {
+          auto [n, k] = ragged[next % std::size(ragged)];
+          const RotationKind kinds[] = {RotationKind::Hadamard, RotationKind::Learned,
+                                        RotationKind::LearnedPerBlock};
+          add(n, k, rs, rs ? kinds[next % 3] : RotationKind::None, rules[next % std::size(rules)],
+              wlayout, layout, inter, buckets[next % std::size(buckets)]);
+        }
+  return specs;
+}
+
 } // namespace mxf::testing
 
 #endif // MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H

@@ -1,0 +1,56 @@
+//===- gemm_activation.h - rotate_quant's emitter as a GEMM's activation side -*- C++ -*-===//
+//
+// rotate_quant_gemm quantizes its activations with exactly the code of
+// rotate_quant (rotation on the matrix cores, the block quantizer), so that
+// the GEMM's A side equals the reference's rotateQuant bit for bit. This is
+// the narrow door to that emitter: the workgroup's 16 rows, one K slice at a
+// time, codes and scales into LDS (plain: [16, S/2] and [16, S/32] bytes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
+#define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
+
+#include "templates/rotate_quant/tiling.h"
+
+#include "spec/kernel_spec.h"
+
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace mlir {
+class ImplicitLocOpBuilder;
+namespace gpu {
+class GPUFuncOp;
+} // namespace gpu
+} // namespace mlir
+
+namespace mxf {
+
+namespace rotating_quantizer {
+class RotateQuantEmitter;
+} // namespace rotating_quantizer
+
+class GemmActivationEmitter {
+public:
+  /// `tiling`: chooseRotateQuantTiling of the GEMM spec (its rotation LDS, if
+  /// any, is the function's first workgroup buffer).
+  GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                        const KernelTiling &tiling, mlir::gpu::GPUFuncOp func);
+  ~GemmActivationEmitter();
+
+  /// Lane indices, x at its row stride, the LDS writers; stages a learned R
+  /// (every thread, then a barrier). Call once, uniformly.
+  void prepare(mlir::Value ldsCodes, mlir::Value ldsScales);
+  /// Quantizes units slice*unitsPerSlice.. of the row tile into LDS; waves
+  /// take units round robin. No barrier: the caller orders it with the reads.
+  void emitSlice(mlir::Value slice, int64_t unitsPerSlice);
+
+private:
+  std::unique_ptr<rotating_quantizer::RotateQuantEmitter> emitter;
+};
+
+} // namespace mxf
+
+#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
