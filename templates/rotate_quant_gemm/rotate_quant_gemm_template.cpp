@@ -54,6 +54,8 @@ namespace vector = mlir::vector;
 constexpr int kLanes = 64;
 constexpr int kTileRows = 16;
 constexpr int kBlockBytes = 16; // 32 fp4 codes
+/// Chunks of the product loop unrolled together (unrollBy).
+constexpr int64_t kChunksInFlight = 4;
 
 class GemmEmitter : private IrBuilder {
 public:
@@ -103,6 +105,7 @@ private:
     const int64_t chunks = tiling.sliceChannels / kGemmChunkChannels;
     const int64_t blocksPerSlice = tiling.sliceChannels / 32;
     auto loop = mlir::scf::ForOp::create(b, idx(0), idx(chunks), idx(1), mlir::ValueRange{acc});
+    unrollBy(loop, kChunksInFlight);
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     // This lane's 32-channel block of the chunk: in the slice, and in K.
@@ -124,6 +127,19 @@ private:
                                                     codes, carried, weightScale, codeScale, 0, 0);
     mlir::scf::YieldOp::create(b, mlir::ValueRange{next});
     return loop.getResult(0);
+  }
+
+  /// Asks LLVM to unroll `loop` by `count` only. Left alone, O3 unrolls a
+  /// slice's 32 chunks completely and hoists every weight load: 332 VGPRs
+  /// (AGPRs included) and one wave per SIMD. `count` chunks in flight keep
+  /// that many 16-byte weight loads outstanding per lane.
+  void unrollBy(mlir::scf::ForOp loop, int64_t count) {
+    mlir::MLIRContext *ctx = b.getContext();
+    auto unroll = mlir::LLVM::LoopUnrollAttr::get(ctx, /*disable=*/{}, b.getI32IntegerAttr(count),
+                                                  {}, {}, {}, {}, {});
+    loop->setAttr("loop_annotation",
+                  mlir::LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, unroll, {}, {}, {}, {},
+                                                      {}, {}, {}, {}, {}, {}, {}));
   }
 
   /// wlayout=preshuffle_16x16: w_q as one flat array and this lane's row's
