@@ -16,6 +16,8 @@
 
 #include "spec/buckets.h"
 
+#include <utility>
+
 namespace mxf {
 namespace {
 
@@ -62,6 +64,34 @@ std::vector<KernelSpec> moeSet(int hidden, int intermediate, int experts, int to
   return specs;
 }
 
+/// The decode GEMMs of dense layers, each (N, K) a weight matrix:
+/// rotate_quant_gemm with the same RS=64 Hadamard and both rules, weights
+/// in AITER's deployed layouts (preshuffle_16x16 codes, a4w4_shuffle scales),
+/// at the decode buckets m <= 32 (where a layer's time is reading its
+/// weights; one code object serves them all).
+std::vector<KernelSpec> decodeGemmSet(const std::vector<std::pair<int, int>> &layers) {
+  std::vector<KernelSpec> specs;
+  for (auto [n, k] : layers)
+    for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
+      for (int bucket : kMBuckets) {
+        if (bucket > kDecodeGemmMaxBucket)
+          continue;
+        KernelSpec spec;
+        spec.op = KernelOp::RotateQuantGemm;
+        spec.K = k;
+        spec.N = n;
+        spec.RS = 64;
+        spec.rot = RotationKind::Hadamard;
+        spec.M = bucket;
+        spec.fmt = ElemFormat::E2M1;
+        spec.scale = rule;
+        spec.layout = ScaleLayout::A4W4Shuffle;
+        spec.wlayout = WeightLayout::Preshuffle16x16;
+        specs.push_back(spec);
+      }
+  return specs;
+}
+
 std::vector<KernelSpec> joined(std::vector<KernelSpec> a, const std::vector<KernelSpec> &b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -69,11 +99,17 @@ std::vector<KernelSpec> joined(std::vector<KernelSpec> a, const std::vector<Kern
 
 std::vector<SpecPreset> buildPresets() {
   return {
-      {"qwen3-8b", "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj)",
-       "", denseRotateQuantSet({4096, 12288})},
+      {"qwen3-8b",
+       "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj); the decode "
+       "rotate_quant_gemm of qkv 6144x4096, o 4096x4096, gate_up 24576x4096, down 4096x12288",
+       "", joined(denseRotateQuantSet({4096, 12288}),
+                  decodeGemmSet({{6144, 4096}, {4096, 4096}, {24576, 4096}, {4096, 12288}}))},
       {"qwen3-32b",
-       "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 (down_proj)",
-       "", denseRotateQuantSet({5120, 8192, 25600})},
+       "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 (down_proj); "
+       "the decode rotate_quant_gemm of qkv 10240x5120, o 5120x8192, gate_up 51200x5120, "
+       "down 5120x25600",
+       "", joined(denseRotateQuantSet({5120, 8192, 25600}),
+                  decodeGemmSet({{10240, 5120}, {5120, 8192}, {51200, 5120}, {5120, 25600}}))},
       {"qwen3-30b-a3b",
        "Qwen3-30B-A3B: K=2048 (q/k/v, router inputs) and K=4096 (o_proj); the experts' "
        "rotate_quant_moe (E=128, top-8): K=2048 stage 1, K=768 stage 2",

@@ -6,7 +6,9 @@
 // bucket 1..256, scale rules `even` (OCP) and `rceil` (AITER); for a MoE
 // model also the rotate_quant_moe kernels of its expert layers (stage 1: the
 // up/gate input, stage 2: the down input), AITER's RCEIL with shuffled
-// scales and block 32, every M bucket.
+// scales and block 32, every M bucket; for Qwen3-8B and Qwen3-32B also the
+// decode rotate_quant_gemm of every dense layer (buckets up to
+// kDecodeGemmMaxBucket, AITER's weight layouts).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_SPEC_PRESETS_H
@@ -20,6 +22,10 @@
 #include <vector>
 
 namespace mxf {
+
+/// The largest M bucket a preset's GEMMs are listed for: decode, where a
+/// linear layer's time is reading its weights.
+constexpr int kDecodeGemmMaxBucket = 32;
 
 struct SpecPreset {
   std::string name;        // e.g. "qwen3-8b"

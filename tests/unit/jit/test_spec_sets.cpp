@@ -43,11 +43,20 @@ TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
     std::set<int> buckets;
     std::set<ScaleRule> rules;
     std::map<int, std::set<int>> moeBuckets; // stage -> buckets
+    std::set<std::pair<int, int>> gemmLayers; // (N, K)
     for (const KernelSpec &spec : preset.value().specs) {
       ASSERT_TRUE(validateSpec(spec).ok()) << printSpec(spec);
       EXPECT_TRUE(checkCompilable(spec).ok()) << checkCompilable(spec).message();
       EXPECT_TRUE(seen.insert(printSpec(spec)).second) << "duplicate " << printSpec(spec);
       EXPECT_EQ(spec.RS, 64);
+      if (spec.op == KernelOp::RotateQuantGemm) {
+        // The decode GEMMs: AITER's weight layouts, m <= 32.
+        EXPECT_EQ(spec.wlayout, WeightLayout::Preshuffle16x16);
+        EXPECT_EQ(spec.layout, ScaleLayout::A4W4Shuffle);
+        EXPECT_LE(spec.M, kDecodeGemmMaxBucket);
+        gemmLayers.insert({spec.N, spec.K});
+        continue;
+      }
       if (spec.op == KernelOp::RotateQuantMoe) {
         // AITER's MoE path: RCEIL, shuffled scales.
         EXPECT_EQ(spec.scale, ScaleRule::Rceil);
@@ -62,6 +71,13 @@ TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
     EXPECT_EQ(rules, (std::set<ScaleRule>{ScaleRule::Even, ScaleRule::Rceil})) << name;
     const bool moeModel = std::string(name) == "qwen3-30b-a3b" || std::string(name) == "deepseek-v3";
     EXPECT_EQ(moeBuckets.size(), moeModel ? 2u : 0u) << name << ": both MoE stages";
+    // Issue 13: the Qwen3 dense presets carry their layers' decode GEMMs.
+    if (std::string(name) == "qwen3-8b")
+      EXPECT_EQ(gemmLayers, (std::set<std::pair<int, int>>{
+                                {6144, 4096}, {4096, 4096}, {24576, 4096}, {4096, 12288}}));
+    if (std::string(name) == "qwen3-32b")
+      EXPECT_EQ(gemmLayers, (std::set<std::pair<int, int>>{
+                                {10240, 5120}, {5120, 8192}, {51200, 5120}, {5120, 25600}}));
     for (const auto &[stage, stageBuckets] : moeBuckets)
       EXPECT_EQ(stageBuckets.size(), std::size(kMBuckets)) << name << " stage " << stage;
   }
