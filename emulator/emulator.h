@@ -20,6 +20,7 @@
 #include "abi/kernel_info.h"
 
 #include <array>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -105,6 +106,11 @@ struct LaunchOptions {
   unsigned threads = 0;
   WorkgroupOrder workgroupOrder = WorkgroupOrder::Forward;
   uint64_t workgroupOrderSeed = 0; // for WorkgroupOrder::Shuffled
+  /// When set, only the workgroups (x, y, z) it accepts run; the others are
+  /// skipped as if their grid positions were empty. For tests that sample a
+  /// launch too large to emulate whole (they check the outputs of the
+  /// workgroups that ran and that everything else stayed untouched).
+  std::function<bool(const std::array<uint32_t, 3> &)> runsWorkgroup;
   /// Device address at which launch() places the kernarg segment (and, after
   /// it, the dispatch packet and queue stub when the kernel asks for them).
   /// Must not overlap a registered buffer.

@@ -164,6 +164,8 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
       const std::array<uint32_t, 3> id = {uint32_t(index % grid[0]),
                                           uint32_t((index / grid[0]) % grid[1]),
                                           uint32_t(index / (uint64_t(grid[0]) * grid[1]))};
+      if (options.runsWorkgroup && !options.runsWorkgroup(id))
+        continue;
       Status s = runWorkgroup(setup, id, perThread[t]);
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(failureMutex);

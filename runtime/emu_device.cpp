@@ -128,6 +128,7 @@ protected:
     options.threads = options_.threads;
     options.workgroupOrder = options_.workgroupOrder;
     options.workgroupOrderSeed = options_.workgroupOrderSeed;
+    options.runsWorkgroup = options_.runsWorkgroup;
     options.maxInstructionsPerWave = options_.maxInstructionsPerWave;
     Result<emu::LaunchStats> stats =
         emu::launch(*code, request.info->name, {config.grid.x, config.grid.y, config.grid.z},

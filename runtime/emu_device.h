@@ -20,7 +20,9 @@
 #include "emulator/emulator.h"
 #include "runtime/device.h"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace mxf::runtime {
@@ -33,6 +35,9 @@ struct EmuDeviceOptions {
   /// must not depend on it either; the determinism tests vary it.
   emu::WorkgroupOrder workgroupOrder = emu::WorkgroupOrder::Forward;
   uint64_t workgroupOrderSeed = 0;
+  /// Only these workgroups run (emu::LaunchOptions::runsWorkgroup); unset:
+  /// all. For tests that sample launches too large to emulate whole.
+  std::function<bool(const std::array<uint32_t, 3> &)> runsWorkgroup;
   /// Stops a wave after this many instructions (a kernel that never ends);
   /// 0 = no limit.
   uint64_t maxInstructionsPerWave = 50'000'000;
