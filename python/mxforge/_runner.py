@@ -230,14 +230,17 @@ def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs):
                 _lib.check(library.mxf_memcpy_to_host(context, view.pointer, pointers[i],
                                                       operand.bytes), errors.DeviceError)
             else:
-                dense = np.empty(operand.shape, dtype=np.uint8 if view.element_bytes == 1
-                                 else np.int32)
+                # Any dtype of the element's size: _assign reinterprets it.
+                dense = np.empty(operand.shape, dtype=_DENSE_DTYPES[view.element_bytes])
                 _lib.check(library.mxf_memcpy_to_host(context, dense.ctypes.data, pointers[i],
                                                       operand.bytes), errors.DeviceError)
                 _assign(view, dense)
     finally:
         for pointer in allocated:
             library.mxf_free(context, pointer)
+
+
+_DENSE_DTYPES = {1: np.uint8, 2: np.int16, 4: np.int32}  # types torch.from_numpy takes
 
 
 def _is_dense(view):

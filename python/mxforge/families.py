@@ -96,9 +96,10 @@ FAMILIES = {
         key_defaults={"K": ("x", -1), "topk": ("topk_ids", 1)},
         ranks={"x": (2, 3), "topk_ids": (2,)}, result=RotateQuantMoeResult),
     "rotate_quant_gemm": Family(
-        op="rotate_quant_gemm", inputs=("x", "w_q", "w_s"), optional=("r",), elements={},
-        outputs=("y",), rows_from="x", available=False,
-        note="its kernel runs through the C API and `mxforge run`; the Python function has not landed"),
+        op="rotate_quant_gemm", inputs=("x", "w_q", "w_s", "r"), optional=("r",),
+        elements={"x": "bf16", "r": "bf16", "w_q": "i8", "w_s": "i8", "y": "bf16"},
+        outputs=("y",), rows_from="x", key_defaults={"K": ("x", 1), "N": ("w_q", 0)},
+        ranks={"x": (2,), "w_q": (2,)}, result=lambda outputs, run: outputs["y"]),
     "quant_weight": Family(
         op="quant_weight", inputs=("w", "r"), optional=("r",),
         elements={"w": "bf16", "r": "bf16", "q": "i8", "s": "i8"}, outputs=("q", "s"),
@@ -236,8 +237,31 @@ def _not_available(op):
     return unavailable
 
 
+def rotate_quant_gemm(x, w_q, w_s, spec=None, r=None, out=None, **spec_keys):
+    """y = x.W^T through the fused decode GEMM: rotates and MXFP4-quantizes
+    the rows of `x` ([m, K] bf16) as rotate_quant does, and multiplies them
+    with MXFP4 weights prepared by quant_weight (the same rotation keys).
+
+    `w_q` ([N, K/2] uint8 fp4 codes in the spec's wlayout, plain or
+    preshuffle_16x16) and `w_s` (uint8 E8M0 scales, [N, K/32] plain or
+    [pad256(N), pad8(K/32)] with layout=a4w4_shuffle) are quant_weight's
+    outputs; `spec` is a rotate_quant_gemm spec (docs/spec.md) and keyword
+    arguments may stand in for or add to its keys (``rs=64, scale="even",
+    layout="a4w4_shuffle", wlayout="preshuffle_16x16"``); K defaults to
+    x.shape[1] and N to w_q.shape[0]. `r` is the learned rotation for
+    rot=learned / learned_per_block. Returns y ([m, N] bf16, a new array of
+    x's kind and device), or writes it into ``out=y`` (or ``out=(y,)``). Rows
+    of x and of an out y may be strided. The sum's order is numerics'
+    (docs/numerics.md): the same bytes on every run.
+    """
+    if out is not None and not isinstance(out, (tuple, list)):
+        out = (out,)
+    return call("rotate_quant_gemm", {"x": x, "w_q": w_q, "w_s": w_s, "r": r}, spec, out,
+                spec_keys)
+
+
 FUNCTIONS = {"rotate_quant": rotate_quant, "quant_weight": quant_weight,
-             "rotate_quant_moe": rotate_quant_moe}
+             "rotate_quant_moe": rotate_quant_moe, "rotate_quant_gemm": rotate_quant_gemm}
 for _op, _family in FAMILIES.items():
     if not _family.available:
         FUNCTIONS[_op] = _not_available(_op)

@@ -84,6 +84,20 @@ def _quant_weight_fake(w, spec, r=None):
                  for shape in _output_shapes(family, spec, w))
 
 
+def _rotate_quant_gemm_impl(x, w_q, w_s, spec, r=None):
+    return families.rotate_quant_gemm(x, w_q, w_s, spec or None, r=r)
+
+
+def _rotate_quant_gemm_fake(x, w_q, w_s, spec, r=None):
+    family = families.FAMILIES["rotate_quant_gemm"]
+    canonical = families.family_spec(family, {"x": x, "w_q": w_q}, spec or None, {}, family.op)
+    m = int(x.shape[0])
+    if not 1 <= m <= specs.LARGEST_M_BUCKET:
+        raise errors.ArgumentError(f"x has {m} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    by_name = {operand.name: operand for operand in specs.operands(canonical, m)}
+    return x.new_empty(by_name["y"].shape, dtype=torch.bfloat16)
+
+
 # op: (schema, implementation, fake); the schemas name the function's arguments.
 _OPS = {
     "rotate_quant": ("rotate_quant(Tensor x, str spec, Tensor? r=None) -> (Tensor, Tensor)",
@@ -94,6 +108,9 @@ _OPS = {
                          "str spec, Tensor? r=None, Tensor? expert_mask=None) -> "
                          "(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
                          _rotate_quant_moe_impl, _rotate_quant_moe_fake),
+    "rotate_quant_gemm": ("rotate_quant_gemm(Tensor x, Tensor w_q, Tensor w_s, str spec, "
+                          "Tensor? r=None) -> Tensor",
+                          _rotate_quant_gemm_impl, _rotate_quant_gemm_fake),
 }
 
 
@@ -123,6 +140,13 @@ def _register_custom_op():
         return _rotate_quant_moe_impl(x, topk_ids, topk_weights, spec, r, expert_mask)
 
     rotate_quant_moe.register_fake(_rotate_quant_moe_fake)
+
+    @custom_op("mxforge::rotate_quant_gemm", mutates_args=())
+    def rotate_quant_gemm(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor, spec: str,
+                          r: Optional[torch.Tensor] = None) -> torch.Tensor:
+        return _rotate_quant_gemm_impl(x, w_q, w_s, spec, r)
+
+    rotate_quant_gemm.register_fake(_rotate_quant_gemm_fake)
     return "custom_op"
 
 

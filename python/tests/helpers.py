@@ -81,6 +81,8 @@ def as_numpy_bytes(array):
     try:
         import torch
         if isinstance(array, torch.Tensor):
+            if array.dtype == torch.bfloat16:  # numpy has no bf16: its bits
+                array = array.view(torch.int16)
             array = array.numpy()
     except ImportError:
         pass
