@@ -25,10 +25,13 @@ constexpr double kAchievableBandwidth = 0.8; // assumption, docs/estimate.md
 // pass count (16 cycles for 16x16x32 bf16 and for 16x16x128 f8f6f4 with
 // fp4/fp6 operands, §E).
 constexpr double kVectorCycles = 4, kScalarCycles = 1, kMfmaCycles = 16;
+// One global-memory round trip (issue to data back), HBM or L2 alike.
+constexpr double kRoundTripUs = 1.0; // assumption, docs/estimate.md
 
 } // namespace
 
-Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchReport &report) {
+Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchReport &report,
+                              double roundTripsPerWave) {
   Mi355xEstimate e;
   e.floorUs = double(requiredBytes) / kPeakBytesPerSecond * 1e6;
   const double moved =
@@ -47,17 +50,21 @@ Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchRepor
   const double waves = std::max<double>(1, double(report.get("waves")));
   const double perSimd = cycles / std::min(waves, kSimds);
   e.issueUs = perSimd / kClockHz * 1e6;
-  e.estimateUs = std::max(e.memoryUs, e.issueUs);
-  e.bound = e.memoryUs >= e.issueUs ? "memory" : "issue";
+  e.latencyUs = roundTripsPerWave * kRoundTripUs;
+  e.estimateUs = std::max({e.memoryUs, e.issueUs, e.latencyUs});
+  e.bound = e.estimateUs == e.latencyUs && e.latencyUs > 0 ? "latency"
+            : e.memoryUs >= e.issueUs                      ? "memory"
+                                                           : "issue";
   return e;
 }
 
 std::string mi355xModelLegend() {
   return fmt::format("MI355X estimate (docs/estimate.md): max(bytes / ({:.0f}% of {:.0f} TB/s), "
-                     "issue cycles / min(waves, {:.0f} SIMDs) / {:.1f} GHz); floor = required "
-                     "bytes / {:.0f} TB/s. Estimates, not measurements.",
+                     "issue cycles / min(waves, {:.0f} SIMDs) / {:.1f} GHz[, round trips a wave "
+                     "waits for x {:.1f} us]); floor = required bytes / {:.0f} TB/s. Estimates, "
+                     "not measurements.",
                      kAchievableBandwidth * 100, kPeakBytesPerSecond / 1e12, kSimds,
-                     kClockHz / 1e9, kPeakBytesPerSecond / 1e12);
+                     kClockHz / 1e9, kRoundTripUs, kPeakBytesPerSecond / 1e12);
 }
 
 } // namespace mxf::bench

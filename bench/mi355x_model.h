@@ -22,13 +22,20 @@ struct Mi355xEstimate {
   double floorUs = 0;    // required bytes at peak HBM bandwidth: nothing can be faster
   double memoryUs = 0;   // emulated global bytes at the achievable bandwidth
   double issueUs = 0;    // wave-instruction cycles over the SIMDs the launch fills
-  double estimateUs = 0; // max(memoryUs, issueUs): the estimate
-  const char *bound = ""; // "memory" or "issue"
+  /// Dependent memory round trips a wave waits for in sequence, times the
+  /// load latency; 0 where the caller did not count them.
+  double latencyUs = 0;
+  double estimateUs = 0; // max(memoryUs, issueUs, latencyUs): the estimate
+  const char *bound = ""; // "memory", "issue" or "latency"
 };
 
 /// `requiredBytes`: what the operation must read and write at least (its
-/// operands, once); `report`: the emulated launch's counters.
-Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchReport &report);
+/// operands, once); `report`: the emulated launch's counters;
+/// `roundTripsPerWave`: the global-memory round trips one wave makes in
+/// sequence (from the kernel's tiling: loads it cannot issue before the
+/// previous ones return), 0 to leave the latency term out.
+Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchReport &report,
+                              double roundTripsPerWave = 0);
 
 /// One line stating the model's constants, for the head of a table.
 std::string mi355xModelLegend();

@@ -152,6 +152,11 @@ Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x
   return out;
 }
 
+size_t gemmChains(size_t k) {
+  const size_t chunks = k / 128;
+  return chunks >= 4 ? 4 : chunks >= 2 ? 2 : 1;
+}
+
 Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
                                               size_t m, const uint16_t *rotation,
                                               const uint8_t *weightCodes,
@@ -170,6 +175,7 @@ Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const 
       act.k % problem.gemmChunk != 0)
     return Result<std::vector<uint16_t>>::failure(
         "gemm chunk " + std::to_string(problem.gemmChunk) + " must be a multiple of 32 dividing K");
+  const size_t chains = problem.chains ? problem.chains : gemmChains(act.k);
   RotateQuantProblem plainAct = act;
   plainAct.scaleLayout = ScaleLayout::Plain;
   Result<QuantizedRows> a = rotateQuant(plainAct, x, m, rotation);
@@ -201,16 +207,20 @@ Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const 
       aValues[c] = decodeElem(ElemFormat::E2M1, aCodes[c]) *
                    e8m0Value(a.value().scales[i * cols + c / kMxBlock]);
     for (size_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
+      std::vector<float> acc(chains, 0.0f);
       for (size_t k0 = 0; k0 < k; k0 += problem.gemmChunk) {
+        float &chain = acc[(k0 / problem.gemmChunk) % chains];
         ExactAccumulator chunk;
-        chunk.add(double(acc));
+        chunk.add(double(chain));
         for (size_t c = k0; c < k0 + problem.gemmChunk; ++c) // each product is exact
           chunk.add(aValues[c] * decodeElem(ElemFormat::E2M1, wCodes[j * k + c]) *
                     e8m0Value(wScales[j * cols + c / kMxBlock]));
-        acc = chunk.roundToF32();
+        chain = chunk.roundToF32();
       }
-      y[i * n + j] = f32ToBf16(acc);
+      float total = acc[0];
+      for (size_t c = 1; c < chains; ++c)
+        total = total + acc[c]; // f32, round to nearest even
+      y[i * n + j] = f32ToBf16(total);
     }
   }
   return y;

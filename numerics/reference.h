@@ -92,18 +92,28 @@ Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x
                                     const int32_t *topkIds, const float *topkWeights,
                                     const int32_t *expertMask, const uint16_t *rotation);
 
+/// The number of accumulation chains of rotate_quant_gemm at K (chunks of
+/// 128): 4 from 4 chunks on, 2 for 2 or 3, 1 for one. A function of K only,
+/// so that the kernel, the reference and every caller agree on the order.
+size_t gemmChains(size_t k);
+
 /// rotate_quant_gemm: y = dequant(Q(x.R)) . dequant(W)^T in f32, bf16 out.
 /// W is fp4 codes in `weightLayout` and E8M0 scales in `weightScaleLayout`
-/// (shuffled: rows padded to 256). Accumulation: per output, K is taken in
-/// chunks of `gemmChunk` (128 = one v_mfma_scale_f32_16x16x128_f8f6f4),
-/// ascending; each chunk's exact sum joins the f32 accumulator with one
-/// rounding. Activation scales stay internal (their layout is irrelevant).
+/// (shuffled: rows padded to 256). Accumulation (docs/numerics.md): per
+/// output, K is taken in chunks of `gemmChunk` (128 = one
+/// v_mfma_scale_f32_16x16x128_f8f6f4); chunk c belongs to chain c % P
+/// (P = `chains`, 0 meaning gemmChains(K)); each chain starts at +0 and adds
+/// its chunks in ascending order, each chunk's exact sum joining the chain's
+/// f32 accumulator with one rounding; the output is bf16 of the chains
+/// summed in chain order with f32 additions, ((c0 + c1) + c2) + c3.
+/// Activation scales stay internal (their layout is irrelevant).
 struct GemmProblem {
   RotateQuantProblem activation; // quant.format must be fp4
   size_t n = 0;
   WeightLayout weightLayout = WeightLayout::Plain;
   ScaleLayout weightScaleLayout = ScaleLayout::Plain;
   size_t gemmChunk = 128;
+  size_t chains = 0; // 0: gemmChains(activation.k)
 };
 Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
                                               size_t m, const uint16_t *rotation,

@@ -44,8 +44,10 @@ public:
   /// (every thread, then a barrier). Call once, uniformly.
   void prepare(mlir::Value ldsCodes, mlir::Value ldsScales);
   /// Quantizes units slice*unitsPerSlice.. of the row tile into LDS; waves
-  /// take units round robin. No barrier: the caller orders it with the reads.
-  void emitSlice(mlir::Value slice, int64_t unitsPerSlice);
+  /// take units round robin, loading the x of `unitsInFlight` of theirs
+  /// before computing them (rotated units; others go one at a time). No
+  /// barrier: the caller orders it with the reads.
+  void emitSlice(mlir::Value slice, int64_t unitsPerSlice, int64_t unitsInFlight);
 
 private:
   std::unique_ptr<rotating_quantizer::RotateQuantEmitter> emitter;

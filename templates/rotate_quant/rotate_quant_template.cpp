@@ -53,6 +53,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <array>
 #include <cassert>
 #include <functional>
 #include <optional>
@@ -331,10 +332,44 @@ public:
 
   /// Units slice*unitsPerSlice .. +unitsPerSlice-1 of the row, wave w taking
   /// units w, w + waves, ...; their scale blocks land at LDS blocks counted
-  /// from the slice's first.
-  void emitGemmActivationSlice(Value slice, int64_t unitsPerSlice) {
+  /// from the slice's first. With `unitsInFlight` > 1 (units whose x is loaded
+  /// up front: prepareUnit's, loadPlainUnit's), a wave loads the x of that many of its
+  /// units before computing any, so their round trips overlap; a unit past
+  /// the slice loads the slice's last unit again and computes nothing.
+  void emitGemmActivationSlice(Value slice, int64_t unitsPerSlice, int64_t unitsInFlight) {
     gemmSliceBlockBase = mulBy(slice, unitsPerSlice * tiling.channelsPerUnit / 32);
     Value first = mulBy(slice, unitsPerSlice);
+    const bool grouped = unitsInFlight > 1 && spec.rot != RotationKind::HadamardButterfly &&
+                         !loopsOverChunks();
+    if (grouped) {
+      const int64_t waves = tiling.wavesPerWorkgroup;
+      const int64_t perWave = (unitsPerSlice + waves - 1) / waves;
+      Value end = add(first, idx(unitsPerSlice));
+      Value own = add(first, wave);
+      auto loop = mlir::scf::ForOp::create(b, idx(0), idx(perWave), idx(unitsInFlight));
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      llvm::SmallVector<RotatedUnit, 8> units;
+      llvm::SmallVector<PlainUnit, 8> plainUnits;
+      llvm::SmallVector<Value, 8> valid;
+      for (int64_t g = 0; g < unitsInFlight; ++g) {
+        Value unit = add(own, mulBy(add(loop.getInductionVar(), idx(g)), waves));
+        valid.push_back(cmp(arith::CmpIPredicate::ult, unit, end));
+        Value loaded = arith::MinUIOp::create(b, unit, arith::SubIOp::create(b, end, idx(1)));
+        if (spec.RS == 0)
+          plainUnits.push_back(loadPlainUnit(loaded));
+        else
+          units.push_back(prepareUnit(loaded));
+      }
+      for (int64_t g = 0; g < unitsInFlight; ++g)
+        ifThen(valid[g], [&] {
+          if (spec.RS == 0)
+            quantizePlainUnit(plainUnits[g]);
+          else
+            emitRotatedBlocks(units[g]);
+        });
+      return;
+    }
     auto loop = mlir::scf::ForOp::create(b, add(first, wave), add(first, idx(unitsPerSlice)),
                                          idx(tiling.wavesPerWorkgroup));
     mlir::OpBuilder::InsertionGuard guard(b);
@@ -580,9 +615,11 @@ private:
 
   /// One rotation block of 16 tokens: load the block's x once, then for each
   /// 32-channel output block run two MFMA chains and quantize.
-  void emitRotatedUnit(Value unit) {
+  void emitRotatedUnit(Value unit) { emitRotatedBlocks(prepareUnit(unit)); }
+
+  /// The output blocks of a prepared unit (prepareUnit has loaded its x).
+  void emitRotatedBlocks(RotatedUnit u) {
     const int outBlocks = spec.RS / 32;
-    RotatedUnit u = prepareUnit(unit);
     if (loopsOverChunks())
       return emitWaveTransposedUnit(u);
     const bool learned = spec.rot == RotationKind::Learned;
@@ -864,6 +901,37 @@ private:
     }
   }
 
+  /// rotate_quant_gemm's plain units, loaded before they are quantized (the
+  /// GEMM groups several units' loads; emitPlainUnit above interleaves them,
+  /// and rotate_quant keeps its IR): per block, this lane's two 4-channel
+  /// tiles as f32.
+  struct PlainUnit {
+    Value unit;
+    llvm::SmallVector<std::array<Value, 2>, 2> tiles;
+  };
+  PlainUnit loadPlainUnit(Value unit) {
+    const int blocks = tiling.channelsPerUnit / 32;
+    auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
+    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
+    PlainUnit u{unit, {}};
+    for (int blk = 0; blk < blocks; ++blk) {
+      Value base = add(mulBy(add(mulBy(unit, blocks), idx(blk)), 32), mulBy(group, 4));
+      std::array<Value, 2> tiles;
+      for (int tile = 0; tile < 2; ++tile)
+        tiles[tile] = arith::ExtFOp::create(
+            b, v4f32,
+            vector::LoadOp::create(b, v4bf16, x, mlir::ValueRange{loadRow, add(base, idx(tile * 16))})
+                .getResult());
+      u.tiles.push_back(tiles);
+    }
+    return u;
+  }
+  void quantizePlainUnit(const PlainUnit &u) {
+    const int blocks = tiling.channelsPerUnit / 32;
+    for (int blk = 0; blk < blocks; ++blk)
+      emitQuantizeBlock(add(mulBy(u.unit, blocks), idx(blk)), u.tiles[blk][0], u.tiles[blk][1]);
+  }
+
   // --- quantization of one 32-channel block --------------------------------
   /// round=sr: the pair indices of this lane's two pieces of block
   /// `scaleBlock` of its row (numerics: element row * K + channel): pieces at
@@ -961,8 +1029,9 @@ void GemmActivationEmitter::prepare(mlir::Value ldsCodes, mlir::Value ldsScales)
   emitter->prepareGemmActivation(ldsCodes, ldsScales);
 }
 
-void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice) {
-  emitter->emitGemmActivationSlice(slice, unitsPerSlice);
+void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice,
+                                      int64_t unitsInFlight) {
+  emitter->emitGemmActivationSlice(slice, unitsPerSlice, unitsInFlight);
 }
 
 namespace {

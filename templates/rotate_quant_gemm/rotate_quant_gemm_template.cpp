@@ -54,26 +54,26 @@ namespace vector = mlir::vector;
 constexpr int kLanes = 64;
 constexpr int kTileRows = 16;
 constexpr int kBlockBytes = 16; // 32 fp4 codes
-/// Chunks of the product loop unrolled together (unrollBy).
-constexpr int64_t kChunksInFlight = 4;
 
 class GemmEmitter : private IrBuilder {
 public:
   GemmEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec, const GemmTiling &tiling,
-              mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales)
+              mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales, Value ldsReduction)
       : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func),
-        activation(b, spec, tiling.activation, func), ldsCodes(ldsCodes), ldsScales(ldsScales) {}
+        activation(b, spec, tiling.activation, func), ldsCodes(ldsCodes), ldsScales(ldsScales),
+        ldsReduction(ldsReduction) {}
 
   void emitBody() {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
-    Value lane = remBy(tid, kLanes);
-    Value wave = divBy(tid, kLanes);
+    lane = remBy(tid, kLanes);
+    wave = divBy(tid, kLanes);
     group = divBy(lane, kTileRows);
     token = remBy(lane, kTileRows);
+    chain = remBy(wave, tiling.chains);
     const int64_t weightTiles = spec.N / kTileRows;
     Value weightTile = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
-                                 tiling.wavesPerWorkgroup()),
-                           wave);
+                                 tiling.tilesPerWorkgroup),
+                           divBy(wave, tiling.chains));
     // Waves past the last weight tile (N not a multiple of the workgroup's
     // columns) multiply the last tile again and store nothing: every wave
     // stays in the loop that holds the barriers.
@@ -90,56 +90,74 @@ public:
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(slices.getBody());
       Value slice = slices.getInductionVar();
-      activation.emitSlice(slice, tiling.unitsPerSlice);
+      // The weights first: they do not depend on the activation side, so
+      // their round trip overlaps its work.
+      const std::vector<ChunkWeights> weights = loadSliceWeights(slice);
+      activation.emitSlice(slice, tiling.unitsPerSlice, tiling.unitsInFlight);
       mlir::gpu::BarrierOp::create(b); // the slice's codes before any read
-      Value acc = emitSliceProduct(slice, slices.getRegionIterArgs()[0]);
+      Value acc = emitSliceProduct(weights, slices.getRegionIterArgs()[0]);
       mlir::gpu::BarrierOp::create(b); // every read before the next slice's writes
       mlir::scf::YieldOp::create(b, mlir::ValueRange{acc});
     }
-    emitStore(slices.getResult(0), weightTile, tileValid);
+    emitReduceAndStore(slices.getResult(0), weightTile, tileValid);
   }
 
 private:
-  /// The chunks of one slice, ascending, on the accumulator `acc`.
-  Value emitSliceProduct(Value slice, Value acc) {
-    const int64_t chunks = tiling.sliceChannels / kGemmChunkChannels;
-    const int64_t blocksPerSlice = tiling.sliceChannels / 32;
-    auto loop = mlir::scf::ForOp::create(b, idx(0), idx(chunks), idx(1), mlir::ValueRange{acc});
-    unrollBy(loop, kChunksInFlight);
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    // This lane's 32-channel block of the chunk: in the slice, and in K.
-    Value localBlock = add(mulBy(loop.getInductionVar(), 4), group);
-    Value block = add(mulBy(slice, blocksPerSlice), localBlock);
+  /// One chunk of this wave's chain in the current slice: its place in the
+  /// slice's LDS (the lane's 32-channel block), the weights' 16 code bytes
+  /// and E8M0 byte, and whether the chunk exists (the last of a slice whose
+  /// chunk count is not a multiple of the chains is loaded again, unused).
+  struct ChunkWeights {
+    Value localBlock, codes, scale, valid;
+  };
+
+  /// Chunk c of K belongs to chain c % chains (numerics gemmChains); in a
+  /// slice of C chunks starting at chunk s0, this wave's are
+  /// first, first + chains, ... with first = (chain - s0) mod chains.
+  std::vector<ChunkWeights> loadSliceWeights(Value slice) {
+    const int64_t chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
+    const int64_t chains = tiling.chains;
+    Value sliceChunk0 = mulBy(slice, chunksPerSlice);
+    Value first = remBy(arith::SubIOp::create(b, add(chain, idx(chains)), remBy(sliceChunk0, chains)),
+                  chains);
+    const bool everyChunkExists = chunksPerSlice % chains == 0;
+    std::vector<ChunkWeights> out;
+    for (int64_t j = 0; j < tiling.chunksPerWave; ++j) {
+      Value local = add(first, idx(j * chains));
+      ChunkWeights chunk;
+      if (!everyChunkExists) {
+        chunk.valid = cmp(arith::CmpIPredicate::ult, local, idx(chunksPerSlice));
+        local = arith::MinUIOp::create(b, local, idx(chunksPerSlice - 1));
+      }
+      chunk.localBlock = add(mulBy(local, 4), group);
+      Value block = add(mulBy(slice, chunksPerSlice * 4), chunk.localBlock);
+      chunk.codes = loadWeightBlock(block);
+      chunk.scale = weightScales->load(block);
+      out.push_back(chunk);
+    }
+    return out;
+  }
+
+  /// This wave's chunks of the slice, ascending, on its chain's accumulator.
+  Value emitSliceProduct(const std::vector<ChunkWeights> &weights, Value acc) {
     auto fp4x32 = mlir::VectorType::get({32}, b.getType<mlir::Float4E2M1FNType>());
     auto i8x16 = mlir::VectorType::get({kBlockBytes}, b.getI8Type());
     auto e8m0 = b.getType<mlir::Float8E8M0FNUType>();
-    Value weights = vector::BitCastOp::create(b, fp4x32, loadWeightBlock(block));
-    Value weightScale = arith::BitcastOp::create(b, e8m0, weightScales->load(block));
-    Value codes = vector::BitCastOp::create(
-        b, fp4x32,
-        vector::LoadOp::create(b, i8x16, ldsCodes,
-                               mlir::ValueRange{token, mulBy(localBlock, kBlockBytes)}));
-    Value codeScale = arith::BitcastOp::create(
-        b, e8m0, mlir::memref::LoadOp::create(b, ldsScales, mlir::ValueRange{token, localBlock}));
-    Value carried = loop.getRegionIterArgs()[0];
-    Value next = mlir::amdgpu::ScaledMFMAOp::create(b, carried.getType(), 16, 16, 128, weights,
-                                                    codes, carried, weightScale, codeScale, 0, 0);
-    mlir::scf::YieldOp::create(b, mlir::ValueRange{next});
-    return loop.getResult(0);
-  }
-
-  /// Asks LLVM to unroll `loop` by `count` only. Left alone, O3 unrolls a
-  /// slice's 32 chunks completely and hoists every weight load: 332 VGPRs
-  /// (AGPRs included) and one wave per SIMD. `count` chunks in flight keep
-  /// that many 16-byte weight loads outstanding per lane.
-  void unrollBy(mlir::scf::ForOp loop, int64_t count) {
-    mlir::MLIRContext *ctx = b.getContext();
-    auto unroll = mlir::LLVM::LoopUnrollAttr::get(ctx, /*disable=*/{}, b.getI32IntegerAttr(count),
-                                                  {}, {}, {}, {}, {});
-    loop->setAttr("loop_annotation",
-                  mlir::LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, unroll, {}, {}, {}, {},
-                                                      {}, {}, {}, {}, {}, {}, {}));
+    for (const ChunkWeights &chunk : weights) {
+      Value w = vector::BitCastOp::create(b, fp4x32, chunk.codes);
+      Value weightScale = arith::BitcastOp::create(b, e8m0, chunk.scale);
+      Value codes = vector::BitCastOp::create(
+          b, fp4x32,
+          vector::LoadOp::create(b, i8x16, ldsCodes,
+                                 mlir::ValueRange{token, mulBy(chunk.localBlock, kBlockBytes)}));
+      Value codeScale = arith::BitcastOp::create(
+          b, e8m0,
+          mlir::memref::LoadOp::create(b, ldsScales, mlir::ValueRange{token, chunk.localBlock}));
+      Value next = mlir::amdgpu::ScaledMFMAOp::create(b, acc.getType(), 16, 16, 128, w, codes,
+                                                      acc, weightScale, codeScale, 0, 0);
+      acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
+    }
+    return acc;
   }
 
   /// wlayout=preshuffle_16x16: w_q as one flat array and this lane's row's
@@ -166,18 +184,37 @@ private:
                                   mlir::ValueRange{add(weightRowOffset, mulBy(block, 256))});
   }
 
-  /// y[row][16 tile + 4g .. +3] for the workgroup's rows below m.
-  void emitStore(Value acc, Value weightTile, Value tileValid) {
+  /// y[row][16 tile + 4g .. +3] for the workgroup's rows below m: with
+  /// several chains, every wave leaves its accumulator in LDS and the wave of
+  /// chain 0 adds the others in chain order (numerics' ((c0 + c1) + c2) + c3).
+  void emitReduceAndStore(Value acc, Value weightTile, Value tileValid) {
     Value mIndex = arith::IndexCastOp::create(b, b.getIndexType(), args.get("m"));
     Value y = rowStridedView(b, args.get("y"), mIndex,
                              arith::IndexCastOp::create(b, b.getIndexType(), args.get("y_stride")));
     Value row = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y), kTileRows),
                     token);
     Value stored = arith::AndIOp::create(b, tileValid, cmp(arith::CmpIPredicate::ult, row, mIndex));
-    ifThen(stored, [&] {
-      Value out = arith::TruncFOp::create(b, mlir::VectorType::get({4}, b.getBF16Type()), acc);
-      Value column = add(mulBy(weightTile, kTileRows), mulBy(group, 4));
-      vector::StoreOp::create(b, out, y, mlir::ValueRange{row, column});
+    auto store = [&](Value total) {
+      ifThen(stored, [&] {
+        Value out = arith::TruncFOp::create(b, mlir::VectorType::get({4}, b.getBF16Type()), total);
+        Value column = add(mulBy(weightTile, kTileRows), mulBy(group, 4));
+        vector::StoreOp::create(b, out, y, mlir::ValueRange{row, column});
+      });
+    };
+    if (tiling.chains == 1)
+      return store(acc);
+    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
+    auto slot = [&](Value w) { return mulBy(add(mulBy(w, kLanes), lane), 4); };
+    vector::StoreOp::create(b, acc, ldsReduction, mlir::ValueRange{slot(wave)});
+    mlir::gpu::BarrierOp::create(b);
+    ifThen(cmp(arith::CmpIPredicate::eq, chain, idx(0)), [&] {
+      Value total = acc;
+      for (int64_t c = 1; c < tiling.chains; ++c) {
+        Value other =
+            vector::LoadOp::create(b, v4f32, ldsReduction, mlir::ValueRange{slot(add(wave, idx(c)))});
+        total = arith::AddFOp::create(b, total, other);
+      }
+      store(total);
     });
   }
 
@@ -186,8 +223,9 @@ private:
   const KernelArguments args;
   GemmActivationEmitter activation;
   Value ldsCodes, ldsScales;
+  Value ldsReduction; // chains > 1: f32 [waves][64 lanes][4]
   std::optional<ScaleWriter> weightScales; // reads w_s at weightRow
-  Value group, token, weightRow;
+  Value lane, wave, group, token, chain, weightRow;
   Value flatWeights, weightRowOffset; // preshuffle_16x16 only
 };
 
@@ -215,7 +253,8 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   mlir::ImplicitLocOpBuilder b(mlir::NameLoc::get(mlir::StringAttr::get(ctx, kernelName)), ctx);
   b.setInsertionPointToEnd(module.getBody());
   // The rotation's LDS first (rotate_quant's emitter takes the first
-  // buffer), then the activation slice: codes [16, S/2], scales [16, S/32].
+  // buffer), then the activation slice: codes [16, S/2], scales [16, S/32],
+  // then the chains' accumulators.
   llvm::SmallVector<Type, 3> workgroupBuffers;
   if (tiling.activation.ldsBytes > 0)
     workgroupBuffers.push_back(
@@ -224,13 +263,19 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
       workgroupBuffer(ctx, {kTileRows, int64_t(tiling.sliceChannels / 2)}, b.getI8Type()));
   workgroupBuffers.push_back(
       workgroupBuffer(ctx, {kTileRows, int64_t(tiling.sliceChannels / 32)}, b.getI8Type()));
+  if (tiling.reductionLdsBytes > 0)
+    workgroupBuffers.push_back(
+        workgroupBuffer(ctx, {int64_t(tiling.reductionLdsBytes / 4)}, b.getF32Type()));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({tiling.workgroupSize(), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   auto buffers = func.getWorkgroupAttributions();
-  GemmEmitter(b, spec, tiling, func, buffers[buffers.size() - 2], buffers.back()).emitBody();
+  const size_t codes = tiling.activation.ldsBytes > 0 ? 1 : 0;
+  GemmEmitter(b, spec, tiling, func, buffers[codes], buffers[codes + 1],
+              tiling.reductionLdsBytes > 0 ? Value(buffers[codes + 2]) : Value())
+      .emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();
 }

@@ -2,6 +2,8 @@
 
 #include "templates/rotate_quant_gemm/tiling.h"
 
+#include "numerics/reference.h"
+
 #include <algorithm>
 #include <string>
 
@@ -45,9 +47,24 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
     if (spec.K % s == 0)
       tiling.sliceChannels = s;
   tiling.unitsPerSlice = tiling.sliceChannels / tiling.activation.channelsPerUnit;
+  // A rotated unit's x is RS/32 vector<8xbf16>, 4 VGPRs each; a plain
+  // unit's 64 channels are 2 blocks x 2 tiles of 4 f32 (16 VGPRs).
+  const bool loadsUpFront =
+      spec.rot != RotationKind::HadamardButterfly && !tiling.activation.transposesInWaveLds;
+  const int unitVgprs = spec.RS > 0 ? spec.RS / 32 * 4 : tiling.activation.channelsPerUnit / 4;
+  tiling.unitsInFlight = loadsUpFront ? std::max(1, 32 / unitVgprs) : 1;
   tiling.slices = spec.K / tiling.sliceChannels;
-  tiling.columnsPerWorkgroup = tiling.wavesPerWorkgroup() * 16;
+  // Each weight tile's K is dealt to `chains` waves (numerics' order), so a
+  // wave waits for a quarter of the tile's weight loads and, with fewer
+  // columns per workgroup, the grid has more workgroups to spread over the
+  // CUs at decode sizes.
+  tiling.chains = int(gemmChains(size_t(spec.K)));
+  tiling.tilesPerWorkgroup = tiling.wavesPerWorkgroup() / tiling.chains;
+  tiling.columnsPerWorkgroup = tiling.tilesPerWorkgroup * 16;
+  const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
+  tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;
   tiling.activationLdsBytes = 16 * tiling.sliceChannels / 2 + 16 * tiling.sliceChannels / 32;
+  tiling.reductionLdsBytes = tiling.chains > 1 ? tiling.wavesPerWorkgroup() * 64 * 4 * 4 : 0;
   return tiling;
 }
 

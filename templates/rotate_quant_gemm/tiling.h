@@ -1,12 +1,15 @@
 //===- tiling.h - How rotate_quant_gemm's work is split -----------*- C++ -*-===//
 //
 // One workgroup computes y for 16 rows (grid y) and columnsPerWorkgroup
-// output channels (grid x, 16 per wave). It walks K in slices: the waves
-// first quantize the slice of their 16 activation rows into LDS with
-// rotate_quant's own emitter (round robin over rotation units), then each
-// wave multiplies its 16 weight rows against it, one
-// v_mfma_scale_f32_16x16x128_f8f6f4 per 128 channels, the accumulator
-// carried across slices. docs/templates.md ("rotate_quant_gemm") says why.
+// output channels (grid x): 16 per weight tile, each tile shared by `chains`
+// waves (numerics gemmChains: chunk c of K belongs to chain c % chains).
+// It walks K in slices: each wave first issues the weight loads of its
+// chunks of the slice, then the waves quantize the slice of their 16
+// activation rows into LDS with rotate_quant's own emitter (round robin over
+// rotation units), then each wave runs its chunks' scaled MFMAs
+// (v_mfma_scale_f32_16x16x128_f8f6f4), its chain's accumulator carried
+// across slices. At the end the chains of a tile are added in chain order
+// through LDS. docs/templates.md ("rotate_quant_gemm") says why.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_TILING_H
@@ -29,12 +32,23 @@ struct GemmTiling {
   KernelTiling activation; // rotate_quant's tiling of the same spec
   int sliceChannels = 0;   // S: a multiple of 128 and of the unit, dividing K
   int unitsPerSlice = 0;   // S / activation.channelsPerUnit
+  /// Units whose x a wave loads before computing them: 32 VGPRs of x (RS=32:
+  /// 8, 64: 4, 128: 2, 256: 1; no rotation: 2 of 64 channels, 4 of 32).
+  /// Units whose loads sit inside their computation (the butterfly, a
+  /// per-block R through each wave's LDS) go one at a time.
+  int unitsInFlight = 1;
   int slices = 0;          // K / S
-  int columnsPerWorkgroup = 0;
+  int chains = 1;              // numerics gemmChains(K): waves per weight tile
+  int tilesPerWorkgroup = 0;   // waves / chains
+  int columnsPerWorkgroup = 0; // 16 per tile
+  /// The most chunks of one slice a wave multiplies: ceil((S/128) / chains).
+  /// Their weights are loaded before the slice's activation side.
+  int chunksPerWave = 0;
   int activationLdsBytes = 0; // 16 * S/2 codes + 16 * S/32 scales
+  int reductionLdsBytes = 0;  // chains > 1: every wave's accumulator, 1 KiB
   int wavesPerWorkgroup() const { return activation.wavesPerWorkgroup; }
   int workgroupSize() const { return activation.workgroupSize(); }
-  int ldsBytes() const { return activation.ldsBytes + activationLdsBytes; }
+  int ldsBytes() const { return activation.ldsBytes + activationLdsBytes + reductionLdsBytes; }
 };
 
 /// Whether the template can generate `spec`; one line naming the key.

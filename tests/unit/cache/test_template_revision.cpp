@@ -56,6 +56,12 @@ const char *const kGoldenSpecs[] = {
     "quant_weight:K=4096,N=4096,RS=64,rot=hadamard,layout=a4w4_shuffle,wlayout=preshuffle_16x16",
     "quant_weight:K=2048,N=512,RS=128,rot=learned",
     "quant_weight:K=1024,N=256,RS=64,rot=hadamard,fmt=fp6_e2m3,scale=even126,wlayout=w6a16_16x128",
+    // The fused GEMM: AITER's layouts with four chains and one slice; a
+    // staged learned R, several slices and two chains.
+    "rotate_quant_gemm:K=4096,N=4096,RS=64,rot=hadamard,layout=a4w4_shuffle,"
+    "wlayout=preshuffle_16x16",
+    "rotate_quant_gemm:K=8192,N=272,RS=128,rot=learned,scale=rceil",
+    "rotate_quant_gemm:K=256,N=48,RS=0",
 };
 
 const char *const kGoldenFile = MXFORGE_CACHE_GOLDEN_FILE;
