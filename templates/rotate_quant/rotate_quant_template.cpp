@@ -886,44 +886,39 @@ private:
   /// it would hold in the MFMA result layout, so quantization is shared.
   void emitPlainUnit(Value unit) {
     const int blocks = tiling.channelsPerUnit / 32;
-    auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
-    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     for (int blk = 0; blk < blocks; ++blk) {
       Value scaleBlock = add(mulBy(unit, blocks), idx(blk));
-      Value base = add(mulBy(scaleBlock, 32), mulBy(group, 4));
-      Value tiles[2];
-      for (int tile = 0; tile < 2; ++tile) {
-        Value raw = vector::LoadOp::create(b, v4bf16, x,
-                                           mlir::ValueRange{loadRow, add(base, idx(tile * 16))});
-        tiles[tile] = arith::ExtFOp::create(b, v4f32, raw);
-      }
+      const std::array<Value, 2> tiles = loadPlainBlock(scaleBlock);
       emitQuantizeBlock(scaleBlock, tiles[0], tiles[1]);
     }
   }
 
-  /// rotate_quant_gemm's plain units, loaded before they are quantized (the
-  /// GEMM groups several units' loads; emitPlainUnit above interleaves them,
-  /// and rotate_quant keeps its IR): per block, this lane's two 4-channel
-  /// tiles as f32.
+  /// This lane's channels 4g..4g+3 and 16+4g..16+4g+3 of scale block
+  /// `scaleBlock` of its row, as f32.
+  std::array<Value, 2> loadPlainBlock(Value scaleBlock) {
+    auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
+    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
+    Value base = add(mulBy(scaleBlock, 32), mulBy(group, 4));
+    std::array<Value, 2> tiles;
+    for (int tile = 0; tile < 2; ++tile) {
+      Value raw = vector::LoadOp::create(b, v4bf16, x,
+                                         mlir::ValueRange{loadRow, add(base, idx(tile * 16))});
+      tiles[tile] = arith::ExtFOp::create(b, v4f32, raw);
+    }
+    return tiles;
+  }
+
+  /// rotate_quant_gemm's plain units, loaded whole before they are quantized
+  /// (the GEMM groups several units' loads; emitPlainUnit interleaves them).
   struct PlainUnit {
     Value unit;
-    llvm::SmallVector<std::array<Value, 2>, 2> tiles;
+    llvm::SmallVector<std::array<Value, 2>, 2> tiles; // per block
   };
   PlainUnit loadPlainUnit(Value unit) {
     const int blocks = tiling.channelsPerUnit / 32;
-    auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
-    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     PlainUnit u{unit, {}};
-    for (int blk = 0; blk < blocks; ++blk) {
-      Value base = add(mulBy(add(mulBy(unit, blocks), idx(blk)), 32), mulBy(group, 4));
-      std::array<Value, 2> tiles;
-      for (int tile = 0; tile < 2; ++tile)
-        tiles[tile] = arith::ExtFOp::create(
-            b, v4f32,
-            vector::LoadOp::create(b, v4bf16, x, mlir::ValueRange{loadRow, add(base, idx(tile * 16))})
-                .getResult());
-      u.tiles.push_back(tiles);
-    }
+    for (int blk = 0; blk < blocks; ++blk)
+      u.tiles.push_back(loadPlainBlock(add(mulBy(unit, blocks), idx(blk))));
     return u;
   }
   void quantizePlainUnit(const PlainUnit &u) {
