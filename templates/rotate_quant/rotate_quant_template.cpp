@@ -137,14 +137,7 @@ public:
       return emitStagedBody(unit, unitValid, tid);
     // Waves past the last unit (K/unit not a multiple of the wave count) exit.
     ifThen(unitValid, [&] {
-      auto work = [&] {
-        if (spec.RS == 0)
-          emitPlainUnit(unit);
-        else if (spec.rot == RotationKind::HadamardButterfly)
-          emitButterflyUnit(unit);
-        else
-          emitRotatedUnit(unit);
-      };
+      auto work = [&] { emitUnit(unit); };
       if (!tiling.fillsScalePadding)
         return work();
       // A 16-row tile wholly past M (the a4w4 padding up to pad256(M)) only
@@ -374,7 +367,13 @@ public:
                                          idx(tiling.wavesPerWorkgroup));
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value unit = loop.getInductionVar();
+    emitUnit(loop.getInductionVar());
+  }
+
+private:
+  /// One unit of work (RS channels of the wave's 16 rows; 64 or 32 without
+  /// rotation) by the spec's rotation.
+  void emitUnit(Value unit) {
     if (spec.RS == 0)
       emitPlainUnit(unit);
     else if (spec.rot == RotationKind::HadamardButterfly)
@@ -383,7 +382,6 @@ public:
       emitRotatedUnit(unit);
   }
 
-private:
   /// Whether this workgroup's 16-row tile lies wholly in the a4w4 padding.
   Value tileWhollyPastM() {
     return cmp(arith::CmpIPredicate::uge, mulBy(rowTile, kTileRows), mIndex);

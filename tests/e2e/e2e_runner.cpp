@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -174,6 +175,19 @@ Result<QuantizedRows> referenceFor(const KernelSpec &spec, const RunInputs &inpu
   problem.quant.seed = inputs.seed;
   return rotateQuant(problem, inputs.x.data(), size_t(inputs.m),
                      inputs.r.empty() ? nullptr : inputs.r.data());
+}
+
+std::string matrixTestName(const KernelSpec &spec, size_t index) {
+  std::string name = kernelName(spec);
+  const std::string prefix = std::string("mxf_") + kernelOpName(spec.op) + "_", suffix = "_gfx950";
+  if (name.rfind(prefix, 0) == 0)
+    name = name.substr(prefix.size());
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  char number[8];
+  std::snprintf(number, sizeof number, "%03zu_", index);
+  return number + name;
 }
 
 } // namespace mxf::e2e

@@ -75,6 +75,11 @@ Result<QuantizedRows> referenceFor(const KernelSpec &spec, const RunInputs &inpu
 /// The numerics problem a spec computes, with the given scale layout.
 RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout);
 
+/// A matrix test's name: the spec's index in its matrix (three digits, so
+/// that names sort in matrix order and stay unique) and its kernel name
+/// without "mxf_<op>_" and "_gfx950", e.g. 003_K384_N272_RS0_none_....
+std::string matrixTestName(const KernelSpec &spec, size_t index);
+
 } // namespace mxf::e2e
 
 #endif // MXFORGE_TESTS_E2E_E2E_RUNNER_H

@@ -194,16 +194,7 @@ TEST_P(QuantWeightMatrix, MatchesReferenceInEveryWorkgroupOrder) {
 }
 
 std::string specTestName(const ::testing::TestParamInfo<size_t> &info) {
-  std::string name = kernelName(matrix()[info.param]);
-  const std::string prefix = "mxf_quant_weight_", suffix = "_gfx950";
-  if (name.rfind(prefix, 0) == 0)
-    name = name.substr(prefix.size());
-  if (name.size() > suffix.size() &&
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
-  char index[8];
-  std::snprintf(index, sizeof index, "%03zu_", info.param);
-  return index + name;
+  return matrixTestName(matrix()[info.param], info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Spec, QuantWeightMatrix, ::testing::Range<size_t>(0, matrix().size()),

@@ -123,17 +123,7 @@ TEST_P(RotateQuantMatrix, MatchesReference) {
 }
 
 std::string specTestName(const ::testing::TestParamInfo<size_t> &info) {
-  std::string name = kernelName(matrix()[info.param]);
-  // mxf_rotate_quant_<keys>_gfx950: keep the keys, prefix the index so that
-  // names sort in matrix order and stay unique.
-  const std::string prefix = "mxf_rotate_quant_", suffix = "_gfx950";
-  if (name.rfind(prefix, 0) == 0)
-    name = name.substr(prefix.size());
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
-  char index[8];
-  std::snprintf(index, sizeof index, "%03zu_", info.param);
-  return index + name;
+  return matrixTestName(matrix()[info.param], info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Spec, RotateQuantMatrix, ::testing::Range<size_t>(0, matrix().size()),
