@@ -1,4 +1,4 @@
-//===- code_writer.h - Storing packed codes: row-major, preshuffled, W6A16 -*- C++ -*-===//
+//===- code_writer.h - Packed codes: row-major, preshuffled, W6A16; stores and loads -*- C++ -*-===//
 //
 // Where a lane's codes of one (row, 32-channel scale block) go. A block's 32
 // codes are 16 bytes (fp4) or 24 bytes (fp6); a lane holds two pieces of 4
@@ -29,6 +29,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cassert>
 
 namespace mxf {
 
@@ -83,6 +85,20 @@ public:
                                   mlir::ValueRange{base});
     mlir::vector::StoreOp::create(b, slice(bytes, pieceBytes, pieceBytes), flatCodes,
                                   mlir::ValueRange{add(base, idx(half))});
+  }
+
+  /// What storeLaneCodes wrote, read back whole: the blockBytes bytes of
+  /// scale block `scaleBlock` of the row, for the layouts that keep a block
+  /// contiguous (plain, preshuffle_16x16). rotate_quant_gemm reads its
+  /// weights through this.
+  Value loadBlock(Value scaleBlock) {
+    assert(layout != WeightLayout::W6A16Tile16x128 && "a W6A16 block is split in two");
+    auto type = mlir::VectorType::get({blockBytes}, b.getI8Type());
+    if (layout == WeightLayout::Plain)
+      return mlir::vector::LoadOp::create(b, type, q,
+                                          mlir::ValueRange{row, mulBy(scaleBlock, blockBytes)});
+    return mlir::vector::LoadOp::create(b, type, flatCodes,
+                                        mlir::ValueRange{add(rowOffset, mulBy(scaleBlock, 256))});
   }
 
 private:

@@ -2,29 +2,35 @@
 //
 // y[m, N] = bf16(dequant(Q(x.R)) . dequant(W)^T) (numerics rotateQuantGemm).
 //
-// A workgroup owns 16 activation rows (grid y) and 16 weight rows per wave
-// (grid x). Per K slice (tiling.h): every wave quantizes rotation units of
-// the slice into LDS with rotate_quant's emitter (gemm_activation.h), a
-// barrier, then each wave runs one v_mfma_scale_f32_16x16x128_f8f6f4 per
-// 128 channels of the slice (GFX950_SEMANTICS C9):
-//   A operand: the weights. Lane l holds weight row l%16 of the wave's tile,
+// A workgroup owns 16 activation rows (grid y) and one 16-row weight tile
+// per `chains` waves (grid x); wave w works on tile w / chains and on the
+// chunks (128 channels) of chain w % chains. Per K slice (tiling.h): each
+// wave loads the weights of its chunks of the slice, then the waves quantize
+// the slice's activation units into LDS with rotate_quant's emitter
+// (gemm_activation.h), a barrier, then each wave runs one
+// v_mfma_scale_f32_16x16x128_f8f6f4 per chunk of its chain
+// (GFX950_SEMANTICS C9):
+//   A operand: the weights. Lane l holds weight row l%16 of the tile,
 //              channels 32(l/16)..+31 of the chunk: one 16-byte global load
 //              (plain or preshuffle_16x16 keep a 32-code block contiguous),
 //              and that block's E8M0 byte as its scale.
 //   B operand: the activations. Lane l holds token l%16, the same channels:
 //              one 16-byte LDS read, and the token's block scale from LDS.
-//   D:         lane l, register r: weight row 4(l/16)+r, token l%16; four
-//              consecutive output channels of one row of y (one 8-byte store).
-// Then a second barrier before the next slice overwrites LDS.
+//   D:         lane l, register r: weight row 4(l/16)+r, token l%16.
+// Then a second barrier before the next slice overwrites LDS. At the end the
+// chains' accumulators meet in LDS and chain 0's wave adds them in order and
+// stores four consecutive outputs of one row of y (one 8-byte store).
 //
-// Summation order (numerics GemmProblem): each output's chain starts at +0
-// and takes the 128-channel chunks in ascending K, across slices; each MFMA
-// adds the chunk's exact sum to the accumulator with one rounding to f32.
+// Summation order (numerics GemmProblem, gemmChains): each chain starts at
+// +0 and takes its chunks in ascending K, across slices; each MFMA adds the
+// chunk's exact sum to the accumulator with one rounding to f32; y is bf16
+// of ((c0 + c1) + c2) + c3.
 //
 //===----------------------------------------------------------------------===//
 
 #include "templates/rotate_quant_gemm/rotate_quant_gemm_template.h"
 
+#include "templates/common/code_writer.h"
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/scale_writer.h"
@@ -42,6 +48,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <optional>
+#include <vector>
 
 namespace mxf {
 namespace {
@@ -80,7 +89,9 @@ public:
     Value tileValid = cmp(arith::CmpIPredicate::ult, weightTile, idx(weightTiles));
     Value loadTile = arith::MinUIOp::create(b, weightTile, idx(weightTiles - 1));
     weightRow = add(mulBy(loadTile, kTileRows), token);
-    prepareWeightRow();
+    // The weights as quant_weight writes them, read back through the same
+    // writers (one home for each layout's addressing).
+    weightCodes.emplace(b, ElemFormat::E2M1, spec.wlayout, args.get("w_q"), weightRow);
     weightScales.emplace(b, spec.layout, args.get("w_s"), weightRow);
 
     activation.prepare(ldsCodes, ldsScales);
@@ -118,8 +129,8 @@ private:
     const int64_t chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
     const int64_t chains = tiling.chains;
     Value sliceChunk0 = mulBy(slice, chunksPerSlice);
-    Value first = remBy(arith::SubIOp::create(b, add(chain, idx(chains)), remBy(sliceChunk0, chains)),
-                  chains);
+    Value first = remBy(
+        arith::SubIOp::create(b, add(chain, idx(chains)), remBy(sliceChunk0, chains)), chains);
     const bool everyChunkExists = chunksPerSlice % chains == 0;
     std::vector<ChunkWeights> out;
     for (int64_t j = 0; j < tiling.chunksPerWave; ++j) {
@@ -131,7 +142,7 @@ private:
       }
       chunk.localBlock = add(mulBy(local, 4), group);
       Value block = add(mulBy(slice, chunksPerSlice * 4), chunk.localBlock);
-      chunk.codes = loadWeightBlock(block);
+      chunk.codes = weightCodes->loadBlock(block);
       chunk.scale = weightScales->load(block);
       out.push_back(chunk);
     }
@@ -158,30 +169,6 @@ private:
       acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
     }
     return acc;
-  }
-
-  /// wlayout=preshuffle_16x16: w_q as one flat array and this lane's row's
-  /// part of every index (CodeWriter's layout: byte (row, 16j + c) at
-  /// (row/16)*16*kBytes + (row%16)*16 + 256*j + c).
-  void prepareWeightRow() {
-    Value wq = args.get("w_q");
-    if (spec.wlayout == WeightLayout::Plain)
-      return;
-    llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
-    flatWeights = mlir::memref::CollapseShapeOp::create(b, wq, bothDims);
-    const int64_t rowBytes = spec.K / 2;
-    weightRowOffset =
-        add(mulBy(divBy(weightRow, 16), 16 * rowBytes), mulBy(remBy(weightRow, 16), 16));
-  }
-
-  /// The 16 code bytes of 32-channel block `block` of this lane's weight row.
-  Value loadWeightBlock(Value block) {
-    auto i8x16 = mlir::VectorType::get({kBlockBytes}, b.getI8Type());
-    if (spec.wlayout == WeightLayout::Plain)
-      return vector::LoadOp::create(b, i8x16, args.get("w_q"),
-                                    mlir::ValueRange{weightRow, mulBy(block, kBlockBytes)});
-    return vector::LoadOp::create(b, i8x16, flatWeights,
-                                  mlir::ValueRange{add(weightRowOffset, mulBy(block, 256))});
   }
 
   /// y[row][16 tile + 4g .. +3] for the workgroup's rows below m: with
@@ -224,9 +211,9 @@ private:
   GemmActivationEmitter activation;
   Value ldsCodes, ldsScales;
   Value ldsReduction; // chains > 1: f32 [waves][64 lanes][4]
+  std::optional<CodeWriter> weightCodes;   // reads w_q at weightRow
   std::optional<ScaleWriter> weightScales; // reads w_s at weightRow
   Value lane, wave, group, token, chain, weightRow;
-  Value flatWeights, weightRowOffset; // preshuffle_16x16 only
 };
 
 mlir::MemRefType workgroupBuffer(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
