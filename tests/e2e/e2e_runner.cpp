@@ -8,6 +8,8 @@
 
 #include "tests/e2e/e2e_runner.h"
 
+#include <gtest/gtest.h>
+
 #include "compiler/compiler.h"
 #include "abi/operands.h"
 #include "runtime/spec_launcher.h"
@@ -188,6 +190,11 @@ std::string matrixTestName(const KernelSpec &spec, size_t index) {
   char number[8];
   std::snprintf(number, sizeof number, "%03zu_", index);
   return number + name;
+}
+
+std::string currentTestName() {
+  const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(info->test_suite_name()) + "." + info->name();
 }
 
 } // namespace mxf::e2e

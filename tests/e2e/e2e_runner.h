@@ -80,6 +80,10 @@ RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout);
 /// without "mxf_<op>_" and "_gfx950", e.g. 003_K384_N272_RS0_none_....
 std::string matrixTestName(const KernelSpec &spec, size_t index);
 
+/// "Suite.Name" of the running gtest test: what its seed is derived from
+/// (testing::testSeed) and what a replay line names.
+std::string currentTestName();
+
 } // namespace mxf::e2e
 
 #endif // MXFORGE_TESTS_E2E_E2E_RUNNER_H

@@ -28,11 +28,6 @@ const std::vector<KernelSpec> &matrix() {
   return specs;
 }
 
-std::string currentTestName() {
-  const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
 /// Extra rounds per spec (MXFORGE_E2E_ROUNDS, default 1): each round is the
 /// whole plan again with a seed derived from the test's, for soak runs.
 unsigned roundsFromEnvironment() {

@@ -36,9 +36,7 @@ class RotateQuantMoeMatrix : public ::testing::TestWithParam<size_t> {};
 TEST_P(RotateQuantMoeMatrix, MatchesReferenceInEveryWorkgroupOrder) {
   const size_t index = GetParam();
   const KernelSpec &spec = matrix()[index];
-  const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string testName = std::string(info->test_suite_name()) + "." + info->name();
-  const uint64_t seed = testing::testSeed(testName.c_str());
+  const uint64_t seed = testing::testSeed(currentTestName().c_str());
   std::printf("[ spec     ] %s\n", printSpec(spec).c_str());
 
   Result<CodeObject> code = compileSpec(spec, CompileOptions());
