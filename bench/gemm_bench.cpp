@@ -78,13 +78,11 @@ mxf::Result<Counted> run(const std::string &text, int m) {
     counted.required += bytes;
     if (operand.written)
       continue;
-    const std::string name = operand.name;
-    if (name == "w_s") // E8M0 bytes near 2^0: no NaN scales
-      inputs[name] = std::vector<uint8_t>(bytes, 124);
-    else if (name == "w_q")
-      inputs[name] = mxf::bench::normalBf16(bytes, 1.0f, rng); // any bytes are fp4 codes
-    else
-      inputs[name] = mxf::bench::normalBf16(bytes, 1.0f, rng);
+    // w_s: E8M0 bytes near 2^0 (no NaN scales); x, and w_q, whose any bytes
+    // are fp4 codes: normal bf16 bit patterns.
+    inputs[operand.name] = std::string(operand.name) == "w_s"
+                               ? std::vector<uint8_t>(bytes, 124)
+                               : mxf::bench::normalBf16(bytes, 1.0f, rng);
   }
   mxf::runtime::EmuDeviceOptions options; // every core of this machine
   auto device = mxf::runtime::openEmuDevice(options);

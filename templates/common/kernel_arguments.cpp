@@ -39,6 +39,13 @@ llvm::SmallVector<mlir::Type> kernelArgumentTypes(mlir::MLIRContext *context,
   return types;
 }
 
+mlir::MemRefType workgroupBufferType(mlir::MLIRContext *context, llvm::ArrayRef<int64_t> shape,
+                                     mlir::Type element) {
+  return mlir::MemRefType::get(
+      shape, element, mlir::AffineMap(),
+      mlir::gpu::AddressSpaceAttr::get(context, mlir::gpu::AddressSpace::Workgroup));
+}
+
 KernelArguments::KernelArguments(const KernelSpec &spec, mlir::gpu::GPUFuncOp func) {
   unsigned next = 0;
   for (const KernelOperand &operand : kernelOperands(spec))

@@ -50,6 +50,10 @@ private:
   llvm::StringMap<mlir::Value> byName_;
 };
 
+/// A workgroup attribution's type: a static LDS array of `element`.
+mlir::MemRefType workgroupBufferType(mlir::MLIRContext *context, llvm::ArrayRef<int64_t> shape,
+                                     mlir::Type element);
+
 /// `buffer` (a static [M, C] memref) seen as `rows` rows of C elements,
 /// `stride` elements apart: memref<?xCxT, strided<[?, 1]>>. rows and stride
 /// are index values.

@@ -91,11 +91,7 @@ public:
           mlir::memref::LoadOp::create(b, args.get("seed"), mlir::ValueRange{idx(0)}));
     if (spec.op == KernelOp::RotateQuantMoe)
       return emitMoeBody(tid);
-    lane = remBy(tid, kLanes);
-    wave = divBy(tid, kLanes);
-    group = divBy(lane, kTileRows); // g = lane / 16
-    hadamard.emplace(b, lane, group, spec.RS);
-    Value token = remBy(lane, kTileRows);
+    Value token = setUpLane(tid);
     Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
                            tiling.wavesPerWorkgroup),
                      wave);
@@ -200,11 +196,7 @@ public:
   /// tokens (stage 1) or its 16 * topk routed rows, 16 at a time (stage 2),
   /// with each scale byte scattered to the sorted rows of its input row.
   void emitMoeBody(Value tid) {
-    lane = remBy(tid, kLanes);
-    wave = divBy(tid, kLanes);
-    group = divBy(lane, kTileRows);
-    hadamard.emplace(b, lane, group, spec.RS);
-    tokenInTile = remBy(lane, kTileRows);
+    tokenInTile = setUpLane(tid);
     Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
                            tiling.wavesPerWorkgroup),
                      wave);
@@ -257,14 +249,7 @@ public:
   /// staged R included, so every wave runs this).
   void emitMoeTile(Value unit, Value unitValid, Value tid, bool rotationStaged) {
     if (!tiling.stagesRotationInLds)
-      return ifThen(unitValid, [&] {
-        if (spec.RS == 0)
-          emitPlainUnit(unit);
-        else if (spec.rot == RotationKind::HadamardButterfly)
-          emitButterflyUnit(unit);
-        else
-          emitRotatedUnit(unit);
-      });
+      return ifThen(unitValid, [&] { emitUnit(unit); });
     if (tiling.rotationSliceColumns > 0)
       return emitSlicedRotatedUnit(unit, unitValid, tid);
     if (!rotationStaged)
@@ -303,11 +288,7 @@ public:
   /// learned R is copied once here, by every thread, before any slice.
   void prepareGemmActivation(Value ldsCodes, Value ldsScales) {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
-    lane = remBy(tid, kLanes);
-    wave = divBy(tid, kLanes);
-    group = divBy(lane, kTileRows);
-    hadamard.emplace(b, lane, group, spec.RS);
-    Value token = remBy(lane, kTileRows);
+    Value token = setUpLane(tid);
     rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
     row = token; // the writers' row: the token's row of the LDS tile
     mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
@@ -332,9 +313,12 @@ public:
   void emitGemmActivationSlice(Value slice, int64_t unitsPerSlice, int64_t unitsInFlight) {
     gemmSliceBlockBase = mulBy(slice, unitsPerSlice * tiling.channelsPerUnit / 32);
     Value first = mulBy(slice, unitsPerSlice);
-    const bool grouped = unitsInFlight > 1 && spec.rot != RotationKind::HadamardButterfly &&
-                         !loopsOverChunks();
-    if (grouped) {
+    // The tiling groups only units whose x is loaded up front
+    // (chooseRotateQuantGemmTiling: not the butterfly, not a per-block R
+    // through each wave's LDS).
+    assert(unitsInFlight == 1 ||
+           (spec.rot != RotationKind::HadamardButterfly && !loopsOverChunks()));
+    if (unitsInFlight > 1) {
       const int64_t waves = tiling.wavesPerWorkgroup;
       const int64_t perWave = (unitsPerSlice + waves - 1) / waves;
       Value end = add(first, idx(unitsPerSlice));
@@ -371,6 +355,17 @@ public:
   }
 
 private:
+  /// The lane's indices every body starts from: lane, wave, g = lane / 16
+  /// and the Hadamard operands of its lane bits. Returns l % 16, the lane's
+  /// row (token) in a 16-row tile.
+  Value setUpLane(Value tid) {
+    lane = remBy(tid, kLanes);
+    wave = divBy(tid, kLanes);
+    group = divBy(lane, kTileRows); // g = lane / 16
+    hadamard.emplace(b, lane, group, spec.RS);
+    return remBy(lane, kTileRows);
+  }
+
   /// One unit of work (RS channels of the wave's 16 rows; 64 or 32 without
   /// rotation) by the spec's rotation.
   void emitUnit(Value unit) {
@@ -1048,14 +1043,12 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   // or one 32x32 piece per wave as [waves][32][32]. The kernel computes the element indices itself so that the
   // transposed reads share one address register.
   if (tiling.ldsBytes > 0)
-    workgroupBuffers.push_back(mlir::MemRefType::get(
-        {int64_t(tiling.ldsBytes / 2)}, b.getBF16Type(), mlir::AffineMap(),
-        mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup)));
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {int64_t(tiling.ldsBytes / 2)}, b.getBF16Type()));
   // The MoE sorter's arrays (sort_lds.h), i32.
   if (tiling.sortLdsBytes > 0)
-    workgroupBuffers.push_back(mlir::MemRefType::get(
-        {int64_t(tiling.sortLdsBytes / 4)}, b.getI32Type(), mlir::AffineMap(),
-        mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup)));
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {int64_t(tiling.sortLdsBytes / 4)}, b.getI32Type()));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());

@@ -216,13 +216,6 @@ private:
   Value lane, wave, group, token, chain, weightRow;
 };
 
-mlir::MemRefType workgroupBuffer(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
-                                 Type element) {
-  return mlir::MemRefType::get(
-      shape, element, mlir::AffineMap(),
-      mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup));
-}
-
 } // namespace
 
 Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
@@ -245,14 +238,14 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   llvm::SmallVector<Type, 3> workgroupBuffers;
   if (tiling.activation.ldsBytes > 0)
     workgroupBuffers.push_back(
-        workgroupBuffer(ctx, {int64_t(tiling.activation.ldsBytes / 2)}, b.getBF16Type()));
+        workgroupBufferType(ctx, {int64_t(tiling.activation.ldsBytes / 2)}, b.getBF16Type()));
   workgroupBuffers.push_back(
-      workgroupBuffer(ctx, {kTileRows, int64_t(tiling.sliceChannels / 2)}, b.getI8Type()));
+      workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 2)}, b.getI8Type()));
   workgroupBuffers.push_back(
-      workgroupBuffer(ctx, {kTileRows, int64_t(tiling.sliceChannels / 32)}, b.getI8Type()));
+      workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 32)}, b.getI8Type()));
   if (tiling.reductionLdsBytes > 0)
     workgroupBuffers.push_back(
-        workgroupBuffer(ctx, {int64_t(tiling.reductionLdsBytes / 4)}, b.getF32Type()));
+        workgroupBufferType(ctx, {int64_t(tiling.reductionLdsBytes / 4)}, b.getF32Type()));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());

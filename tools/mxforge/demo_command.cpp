@@ -76,6 +76,20 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   return runDemo(options, out, err);
 }
 
+/// `rows` rows of K activations: N(0, 1) bf16 with block outliers, drawn
+/// row by row from one stream, so that with equal K a bucket's x is the
+/// first rows of every larger bucket's x (and the GEMM's rows are the set's).
+std::vector<uint16_t> drawActivations(uint64_t seed, int rows, int k) {
+  arrays::RandomStream stream(seed, "x");
+  std::vector<uint16_t> x;
+  for (int row = 0; row < rows; ++row) {
+    std::vector<uint16_t> values = arrays::randomNormalBf16(stream, static_cast<size_t>(k));
+    arrays::addBlockOutliers(stream, values, kOutlierBlock, kOutlierFactor);
+    x.insert(x.end(), values.begin(), values.end());
+  }
+  return x;
+}
+
 /// quant_weight's spec for a GEMM's weights: the same K, N, rotation, rule
 /// and layouts.
 KernelSpec weightSpecOf(const KernelSpec &gemm) {
@@ -85,11 +99,10 @@ KernelSpec weightSpecOf(const KernelSpec &gemm) {
   return weights;
 }
 
-/// The fused GEMM and its RTN twin on the first M rows of `x` (rows of K),
-/// against x.W^T in double; one table row each. Returns the number of
-/// kernels that differ from the reference, or an error.
-Result<size_t> runGemmSection(runtime::Device &device, const std::vector<uint16_t> &x,
-                              uint64_t seed, llvm::raw_ostream &out) {
+/// The fused GEMM and its RTN twin on the first M rows of the set's
+/// activations, against x.W^T in double; one table row each. Returns the
+/// number of kernels that differ from the reference, or an error.
+Result<size_t> runGemmSection(runtime::Device &device, uint64_t seed, llvm::raw_ostream &out) {
   TextTable table;
   for (const char *header : {"kernel (gfx950, on the emulator)", "M", "compile ms", "VGPRs",
                              "instructions", "emu ms", "check", "rel rms vs x.W^T"})
@@ -101,6 +114,7 @@ Result<size_t> runGemmSection(runtime::Device &device, const std::vector<uint16_
   for (const char *text : {kDecodeGemm, kDecodeGemmRtn}) {
     const KernelSpec spec = parseSpec(text).value();
     const size_t m = size_t(spec.M), k = size_t(spec.K), n = size_t(spec.N);
+    const std::vector<uint16_t> x = drawActivations(seed, spec.M, spec.K);
     // W: N(0, 1) rows, the same for both specs (one stream per seed).
     arrays::RandomStream stream(seed, "w");
     const std::vector<uint16_t> w = arrays::randomNormalBf16(stream, n * k);
@@ -111,8 +125,7 @@ Result<size_t> runGemmSection(runtime::Device &device, const std::vector<uint16_
     if (!weights.ok())
       return weights.status();
     arrays::NpyArrays given;
-    given.emplace("x", arrays::NpyArray::of<uint16_t>(
-                           {m, k}, std::vector<uint16_t>(x.begin(), x.begin() + m * k)));
+    given.emplace("x", arrays::NpyArray::of<uint16_t>({m, k}, x));
     given.emplace("w_q", weights.value().outputs.at("q"));
     given.emplace("w_s", weights.value().outputs.at("s"));
     Result<arrays::ReferenceRun> reference = arrays::runReference(spec, int(m), given, seed);
@@ -200,15 +213,7 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
   std::vector<QualityRow> rows;
   size_t kernelFailures = 0;
   for (const KernelSpec &spec : specs) {
-    // Drawn row by row from one stream, so that with equal K a bucket's x is
-    // the first rows of every larger bucket's x.
-    arrays::RandomStream stream(seed, "x");
-    std::vector<uint16_t> x;
-    for (int row = 0; row < spec.M; ++row) {
-      std::vector<uint16_t> values = arrays::randomNormalBf16(stream, static_cast<size_t>(spec.K));
-      arrays::addBlockOutliers(stream, values, kOutlierBlock, kOutlierFactor);
-      x.insert(x.end(), values.begin(), values.end());
-    }
+    const std::vector<uint16_t> x = drawActivations(seed, spec.M, spec.K);
     Result<QualityRow> row = measureQuality(spec, spec.M, x, seed);
     if (!row.ok())
       return reportError(err, printSpec(spec) + ": " + row.error());
@@ -254,15 +259,7 @@ int runDemo(const DemoOptions &options, llvm::raw_ostream &out, llvm::raw_ostrea
   out << "quantization quality of the same inputs (reference):\n";
   out << qualityTable(rows).render();
   if (options.specs.empty()) {
-    // The decode set's largest bucket drew the most rows: its x feeds the GEMM.
-    arrays::RandomStream stream(seed, "x");
-    std::vector<uint16_t> x;
-    for (int row = 0; row < 4; ++row) {
-      std::vector<uint16_t> values = arrays::randomNormalBf16(stream, 4096);
-      arrays::addBlockOutliers(stream, values, kOutlierBlock, kOutlierFactor);
-      x.insert(x.end(), values.begin(), values.end());
-    }
-    Result<size_t> gemmFailures = runGemmSection(*device.value(), x, seed, out);
+    Result<size_t> gemmFailures = runGemmSection(*device.value(), seed, out);
     if (!gemmFailures.ok())
       return reportError(err, gemmFailures.error());
     kernelFailures += gemmFailures.value();
