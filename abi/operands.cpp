@@ -351,19 +351,22 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
                                  "x_stride"),
                         "bf16 activations"));
     addRotationInputs(spec, ops);
+    // fmt=fp4: A4W4's fp4 weights [N, K/2]; fp6_e2m3: W6A16's [N, 3K/4].
     ops.push_back(meant({"w_q",
                          OperandElement::I8,
-                         {n, k / 2},
+                         {n, static_cast<int64_t>(packedBytes(spec.fmt, size_t(k)))},
                          false,
-                         nWhy + ", K=" + str(k) + ", wlayout=" + weightLayoutName(spec.wlayout) +
-                             " (fp4 codes, [N, K/2] bytes)"},
-                        std::string("packed fp4 weight codes, ") +
+                         nWhy + ", K=" + str(k) + ", fmt=" + fmtName(spec.fmt) +
+                             ", wlayout=" + weightLayoutName(spec.wlayout) + " (" +
+                             str(formatInfo(spec.fmt).bits) + "-bit codes, K*" +
+                             str(formatInfo(spec.fmt).bits) + "/8 bytes per row)"},
+                        std::string("packed ") + fmtName(spec.fmt) + " weight codes, " +
                             weightLayoutName(spec.wlayout)));
     ops.push_back(meant(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false),
                         std::string("E8M0 weight scales, ") + scaleLayoutName(spec.layout)));
     ops.push_back(meant(
         bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"),
-        "bf16 x.W^T"));
+        spec.fmt == ElemFormat::E2M3 ? "bf16 bf16(x.R).W^T (W6A16)" : "bf16 x.W^T"));
     break;
   case KernelOp::QuantWeight: {
     ops.push_back(

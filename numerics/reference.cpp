@@ -157,65 +157,142 @@ size_t gemmChains(size_t k) {
   return chunks >= 4 ? 4 : chunks >= 2 ? 2 : 1;
 }
 
-Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
-                                              size_t m, const uint16_t *rotation,
-                                              const uint8_t *weightCodes,
-                                              const uint8_t *weightScales) {
-  const RotateQuantProblem &act = problem.activation;
-  if (act.quant.format != ElemFormat::E2M1)
-    return Result<std::vector<uint16_t>>::failure("rotate_quant_gemm needs fmt=fp4");
-  if (problem.weightLayout == WeightLayout::W6A16Tile16x128)
-    return Result<std::vector<uint16_t>>::failure(
-        "rotate_quant_gemm takes fp4 weights: wlayout=plain or preshuffle_16x16, not "
-        "w6a16_16x128");
-  if (problem.n == 0 || problem.n % 16 != 0)
-    return Result<std::vector<uint16_t>>::failure(
-        "N=" + std::to_string(problem.n) + " must be a positive multiple of 16");
-  if (problem.gemmChunk == 0 || problem.gemmChunk % kMxBlock != 0 ||
-      act.k % problem.gemmChunk != 0)
-    return Result<std::vector<uint16_t>>::failure(
-        "gemm chunk " + std::to_string(problem.gemmChunk) + " must be a multiple of 32 dividing K");
-  const size_t chains = problem.chains ? problem.chains : gemmChains(act.k);
+Result<std::vector<double>> gemmActivationValues(const RotateQuantProblem &act, const uint16_t *x,
+                                                 size_t m, const uint16_t *rotation) {
+  if (act.quant.format != ElemFormat::E2M1 && act.quant.format != ElemFormat::E2M3)
+    return Result<std::vector<double>>::failure(
+        "rotate_quant_gemm needs fmt=fp4 (A4W4) or fmt=fp6_e2m3 (W6A16)");
+  const size_t k = act.k, cols = k / kMxBlock;
+  std::vector<double> values(m * k);
+  if (act.quant.format == ElemFormat::E2M3) {
+    if (Status s = checkRotateQuant(act); !s.ok())
+      return s;
+    if (isLearned(act.rotation.kind) && !rotation)
+      return Result<std::vector<double>>::failure("a learned rotation needs its matrix (input r)");
+    std::vector<float> rotated(k);
+    for (size_t i = 0; i < m; ++i) {
+      rotateForQuant(act, x + i * k, rotation, rotated.data());
+      for (size_t c = 0; c < k; ++c)
+        values[i * k + c] = bf16ToF32(f32ToBf16(rotated[c]));
+    }
+    return values;
+  }
   RotateQuantProblem plainAct = act;
   plainAct.scaleLayout = ScaleLayout::Plain;
   Result<QuantizedRows> a = rotateQuant(plainAct, x, m, rotation);
   if (!a.ok())
     return a.status();
+  std::vector<uint8_t> codes(k);
+  for (size_t i = 0; i < m; ++i) {
+    unpackCodes(ElemFormat::E2M1, a.value().codes.data() + i * (k / 2), k, codes.data());
+    for (size_t c = 0; c < k; ++c)
+      values[i * k + c] = decodeElem(ElemFormat::E2M1, codes[c]) *
+                          e8m0Value(a.value().scales[i * cols + c / kMxBlock]);
+  }
+  return values;
+}
 
-  const size_t k = act.k, n = problem.n, cols = k / kMxBlock, rowBytes = k / 2;
-  std::vector<uint8_t> wPlain(weightCodes, weightCodes + n * rowBytes);
-  if (problem.weightLayout == WeightLayout::Preshuffle16x16) {
-    Result<std::vector<uint8_t>> unshuffled = unpreshuffleWeights16x16(weightCodes, n, rowBytes);
+namespace {
+
+/// The weight operand [n, k] as exact values: fp4 codes times 2^(e-127), or
+/// fp6 e2m3 codes converted as v_cvt_scalef32_pk32_bf16_fp6 converts them
+/// (to bf16, exact for every scale a bf16 weight can have produced).
+Result<std::vector<double>> gemmWeightValues(const GemmProblem &problem, ElemFormat format,
+                                             const uint8_t *weightCodes,
+                                             const uint8_t *weightScales) {
+  const size_t k = problem.activation.k, n = problem.n, cols = k / kMxBlock;
+  const size_t rowBytes = packedBytes(format, k);
+  std::vector<uint8_t> plain(weightCodes, weightCodes + n * rowBytes);
+  if (problem.weightLayout != WeightLayout::Plain) {
+    Result<std::vector<uint8_t>> unshuffled =
+        problem.weightLayout == WeightLayout::Preshuffle16x16
+            ? unpreshuffleWeights16x16(weightCodes, n, rowBytes)
+            : untileWeightsW6A16(weightCodes, n, k);
     if (!unshuffled.ok())
       return unshuffled.status();
-    wPlain = std::move(unshuffled.value());
+    plain = std::move(unshuffled.value());
   }
-  std::vector<uint8_t> wScales =
+  const std::vector<uint8_t> scales =
       problem.weightScaleLayout == ScaleLayout::Plain
           ? std::vector<uint8_t>(weightScales, weightScales + n * cols)
           : unshuffleScalesA4W4(weightScales, n, cols, kA4W4RowPadding);
+  std::vector<double> values(n * k);
+  std::vector<uint8_t> codes(k);
+  for (size_t j = 0; j < n; ++j) {
+    unpackCodes(format, plain.data() + j * rowBytes, k, codes.data());
+    for (size_t c = 0; c < k; ++c) {
+      const uint8_t scale = scales[j * cols + c / kMxBlock];
+      values[j * k + c] =
+          format == ElemFormat::E2M1
+              ? decodeElem(format, codes[c]) * e8m0Value(scale)
+              : double(bf16ToF32(f32ToBf16(dequantElem(format, codes[c], scale))));
+    }
+  }
+  return values;
+}
 
-  // Decode both operands once: value of each code, and each block's scale.
-  std::vector<uint8_t> aCodes(k), wCodes(n * k);
-  for (size_t j = 0; j < n; ++j)
-    unpackCodes(ElemFormat::E2M1, wPlain.data() + j * rowBytes, k, wCodes.data() + j * k);
+} // namespace
+
+size_t gemmChannelOfTerm(ElemFormat format, size_t group, size_t term) {
+  if (format == ElemFormat::E2M1)
+    return term; // one group: the chunk's 128 channels
+  // v_mfma_f32_16x16x32_bf16 t: lane group g's items 8t..8t+7 of its block.
+  return 32 * (term / 8) + 8 * group + term % 8;
+}
+
+Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
+                                              size_t m, const uint16_t *rotation,
+                                              const uint8_t *weightCodes,
+                                              const uint8_t *weightScales) {
+  const RotateQuantProblem &act = problem.activation;
+  const ElemFormat format = act.quant.format;
+  const bool w6a16 = format == ElemFormat::E2M3;
+  if (format != ElemFormat::E2M1 && !w6a16)
+    return Result<std::vector<uint16_t>>::failure(
+        "rotate_quant_gemm needs fmt=fp4 (A4W4) or fmt=fp6_e2m3 (W6A16)");
+  const bool layoutFits = w6a16 ? problem.weightLayout != WeightLayout::Preshuffle16x16
+                                : problem.weightLayout != WeightLayout::W6A16Tile16x128;
+  if (!layoutFits)
+    return Result<std::vector<uint16_t>>::failure(
+        std::string("rotate_quant_gemm with fmt=") + formatInfo(format).specName +
+        " takes wlayout=plain or " + (w6a16 ? "w6a16_16x128" : "preshuffle_16x16") + ", not " +
+        weightLayoutName(problem.weightLayout));
+  if (problem.n == 0 || problem.n % 16 != 0)
+    return Result<std::vector<uint16_t>>::failure(
+        "N=" + std::to_string(problem.n) + " must be a positive multiple of 16");
+  if (problem.gemmChunk == 0 || problem.gemmChunk % kMxBlock != 0 ||
+      act.k % problem.gemmChunk != 0 || (w6a16 && problem.gemmChunk != 128))
+    return Result<std::vector<uint16_t>>::failure(
+        "gemm chunk " + std::to_string(problem.gemmChunk) +
+        (w6a16 ? " must be 128 (W6A16: four 32-channel bf16 MFMAs) dividing K"
+               : " must be a multiple of 32 dividing K"));
+  const size_t chains = problem.chains ? problem.chains : gemmChains(act.k);
+  Result<std::vector<double>> a = gemmActivationValues(act, x, m, rotation);
+  if (!a.ok())
+    return a.status();
+  Result<std::vector<double>> w = gemmWeightValues(problem, format, weightCodes, weightScales);
+  if (!w.ok())
+    return w.status();
+
+  const size_t k = act.k, n = problem.n, chunk = problem.gemmChunk;
+  const size_t groups = w6a16 ? kGemmW6A16Groups : 1, terms = chunk / groups;
   std::vector<uint16_t> y(m * n);
-  std::vector<double> aValues(k);
   for (size_t i = 0; i < m; ++i) {
-    unpackCodes(ElemFormat::E2M1, a.value().codes.data() + i * rowBytes, k, aCodes.data());
-    for (size_t c = 0; c < k; ++c)
-      aValues[c] = decodeElem(ElemFormat::E2M1, aCodes[c]) *
-                   e8m0Value(a.value().scales[i * cols + c / kMxBlock]);
+    const double *aRow = a.value().data() + i * k;
     for (size_t j = 0; j < n; ++j) {
+      const double *wRow = w.value().data() + j * k;
       std::vector<float> acc(chains, 0.0f);
-      for (size_t k0 = 0; k0 < k; k0 += problem.gemmChunk) {
-        float &chain = acc[(k0 / problem.gemmChunk) % chains];
-        ExactAccumulator chunk;
-        chunk.add(double(chain));
-        for (size_t c = k0; c < k0 + problem.gemmChunk; ++c) // each product is exact
-          chunk.add(aValues[c] * decodeElem(ElemFormat::E2M1, wCodes[j * k + c]) *
-                    e8m0Value(wScales[j * cols + c / kMxBlock]));
-        chain = chunk.roundToF32();
+      for (size_t k0 = 0; k0 < k; k0 += chunk) {
+        float &chain = acc[(k0 / chunk) % chains];
+        for (size_t group = 0; group < groups; ++group) {
+          ExactAccumulator sum; // one MFMA: its products and C, rounded once
+          sum.add(double(chain));
+          for (size_t term = 0; term < terms; ++term) {
+            const size_t c = k0 + gemmChannelOfTerm(format, group, term);
+            sum.add(aRow[c] * wRow[c]); // each product is exact
+          }
+          chain = sum.roundToF32();
+        }
       }
       float total = acc[0];
       for (size_t c = 1; c < chains; ++c)

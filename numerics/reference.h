@@ -97,24 +97,45 @@ Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x
 /// so that the kernel, the reference and every caller agree on the order.
 size_t gemmChains(size_t k);
 
-/// rotate_quant_gemm: y = dequant(Q(x.R)) . dequant(W)^T in f32, bf16 out.
-/// W is fp4 codes in `weightLayout` and E8M0 scales in `weightScaleLayout`
-/// (shuffled: rows padded to 256). Accumulation (docs/numerics.md): per
-/// output, K is taken in chunks of `gemmChunk` (128 = one
-/// v_mfma_scale_f32_16x16x128_f8f6f4); chunk c belongs to chain c % P
-/// (P = `chains`, 0 meaning gemmChains(K)); each chain starts at +0 and adds
-/// its chunks in ascending order, each chunk's exact sum joining the chain's
-/// f32 accumulator with one rounding; the output is bf16 of the chains
-/// summed in chain order with f32 additions, ((c0 + c1) + c2) + c3.
-/// Activation scales stay internal (their layout is irrelevant).
+/// rotate_quant_gemm: y = A . dequant(W)^T in f32, bf16 out, where
+///  - A4W4 (activation.quant.format fp4): A = dequant(Q(x.R)), W fp4 codes
+///    in `weightLayout` (plain or preshuffle_16x16);
+///  - W6A16 (format fp6_e2m3): A = bf16(x.R) (the intermediate rounding
+///    first, as rotate_quant's), W fp6 e2m3 codes in plain or w6a16_16x128,
+///    each converted to bf16 as v_cvt_scalef32_pk32_bf16_fp6 does;
+/// with E8M0 weight scales in `weightScaleLayout` (shuffled: rows padded to
+/// 256). Accumulation (docs/numerics.md): per output, K is taken in chunks
+/// of `gemmChunk` (128); chunk c belongs to chain c % P (P = `chains`, 0
+/// meaning gemmChains(K)); each chain starts at +0 and adds its chunks in
+/// ascending order. A4W4 adds a chunk's exact sum to the chain's f32
+/// accumulator with one rounding (one v_mfma_scale_f32_16x16x128_f8f6f4);
+/// W6A16 adds it in kGemmW6A16Groups exact sums, group t over the channels
+/// gemmChannelOfTerm(fp6_e2m3, t, 0..31), one rounding each (one
+/// v_mfma_f32_16x16x32_bf16 each). The output is bf16 of the chains summed
+/// in chain order with f32 additions, ((c0 + c1) + c2) + c3. Activation
+/// scales stay internal (their layout is irrelevant).
+constexpr size_t kGemmW6A16Groups = 4;
+/// Channel (within its 128-channel chunk) of term `term` of MFMA group
+/// `group`: A4W4 has one group, term = channel; W6A16's group t holds
+/// 32 g + 8 t + i for term 8 g + i (lane group g feeds items 8t..8t+7 of its
+/// 32-channel block, as the converted weights sit in its registers).
+size_t gemmChannelOfTerm(ElemFormat format, size_t group, size_t term);
+
 struct GemmProblem {
-  RotateQuantProblem activation; // quant.format must be fp4
+  RotateQuantProblem activation; // quant.format: fp4 (A4W4) or fp6_e2m3 (W6A16)
   size_t n = 0;
   WeightLayout weightLayout = WeightLayout::Plain;
   ScaleLayout weightScaleLayout = ScaleLayout::Plain;
   size_t gemmChunk = 128;
   size_t chains = 0; // 0: gemmChains(activation.k)
 };
+/// The GEMM's activation operand [m, k] as exact values: the dequantized
+/// MXFP4 codes of rotate_quant (A4W4, activation.quant.format fp4), or the
+/// rotated rows rounded to bf16 (W6A16, fp6_e2m3: the bf16 MFMA's B operand).
+Result<std::vector<double>> gemmActivationValues(const RotateQuantProblem &activation,
+                                                 const uint16_t *x, size_t m,
+                                                 const uint16_t *rotation);
+
 Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const uint16_t *x,
                                               size_t m, const uint16_t *rotation,
                                               const uint8_t *weightCodes,

@@ -158,11 +158,15 @@ Status checkGemmShapes(const KernelSpec &spec) {
 
 Status checkFormatAndLayouts(const KernelSpec &spec) {
   const char *op = kernelOpName(spec.op);
-  if (spec.op == KernelOp::RotateQuantGemm && spec.fmt != ElemFormat::E2M1)
-    return fail(spec, SpecKey::Fmt, std::string(op) + " supports only fmt=fp4");
-  if (spec.op == KernelOp::QuantWeight && spec.fmt != ElemFormat::E2M1 &&
-      spec.fmt != ElemFormat::E2M3)
-    return fail(spec, SpecKey::Fmt, std::string(op) + " supports fmt=fp4 or fmt=fp6_e2m3");
+  // rotate_quant_gemm: fp4 is A4W4, fp6_e2m3 the W6A16 GEMM (bf16
+  // activations, MXFP6 weights); quant_weight makes the weights of both.
+  if ((spec.op == KernelOp::RotateQuantGemm || spec.op == KernelOp::QuantWeight) &&
+      spec.fmt != ElemFormat::E2M1 && spec.fmt != ElemFormat::E2M3)
+    return fail(spec, SpecKey::Fmt,
+                std::string(op) + " supports fmt=fp4 or fmt=fp6_e2m3" +
+                    (spec.op == KernelOp::RotateQuantGemm
+                         ? " (fp4: A4W4; fp6_e2m3: W6A16, bf16 activations x MXFP6 weights)"
+                         : ""));
   if (spec.wlayout == WeightLayout::Preshuffle16x16) {
     if (spec.fmt != ElemFormat::E2M1)
       return fail(spec, SpecKey::Wlayout,
@@ -174,11 +178,12 @@ Status checkFormatAndLayouts(const KernelSpec &spec) {
                       std::to_string(spec.K) + "); use wlayout=plain");
   }
   if (spec.wlayout == WeightLayout::W6A16Tile16x128) {
-    // The W6A16 GEMM reads these tiles; rotate_quant_gemm is the A4W4 GEMM.
-    if (spec.op != KernelOp::QuantWeight)
+    // quant_weight writes these tiles and the W6A16 GEMM reads them.
+    if (spec.op != KernelOp::QuantWeight && spec.op != KernelOp::RotateQuantGemm)
       return fail(spec, SpecKey::Wlayout,
-                  std::string("w6a16_16x128 is a layout of quant_weight's output only (") + op +
-                      " reads fp4 weights); use wlayout=plain or preshuffle_16x16");
+                  std::string("w6a16_16x128 is a layout of weights (quant_weight's output, "
+                              "rotate_quant_gemm's input), not of ") +
+                      op + "'s codes; use wlayout=plain");
     if (spec.fmt != ElemFormat::E2M3)
       return fail(spec, SpecKey::Wlayout,
                   "w6a16_16x128 requires fmt=fp6_e2m3 (got fmt=" +

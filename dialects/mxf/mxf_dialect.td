@@ -256,18 +256,19 @@ def Mxf_RotateQuantMoeOp : Mxf_KernelOp<"rotate_quant_moe",
 }
 
 def Mxf_RotateQuantGemmOp : Mxf_KernelOp<"rotate_quant_gemm",
-    "rotate + MXFP4-quantize activations and multiply with prepared weights"> {
+    "rotate (+ MXFP4-quantize) activations and multiply with prepared weights"> {
   let description = [{
-    y = dequant(Q(x . R)) . dequant(W)^T for decode-sized M: `x` bf16 [M, K],
-    weights as `quant_weight` writes them: `w_q` fp4 codes [N, K/2] in
-    `wlayout`, `w_s` E8M0 scales [N, K/32] or [pad256(N), pad8(K/32)] per
-    `layout`; `y` bf16 [M, N]. The activation codes and scales never leave
-    the kernel.
+    fmt=fp4 (A4W4): y = dequant(Q(x . R)) . dequant(W)^T; fmt=fp6_e2m3
+    (W6A16): y = bf16(x . R) . dequant(W)^T; for decode-sized M: `x` bf16
+    [M, K], weights as `quant_weight` writes them: `w_q` codes [N, K*bits/8]
+    in `wlayout`, `w_s` E8M0 scales [N, K/32] or [pad256(N), pad8(K/32)] per
+    `layout`; `y` bf16 [M, N]. The rotated activations never leave the
+    kernel.
   }];
   let arguments = (ins
     Arg<AnyMemRef, "bf16 activations [M, K]", [MemRead]>:$x,
     Arg<Optional<AnyMemRef>, "learned rotation (bf16)", [MemRead]>:$r,
-    Arg<AnyMemRef, "packed fp4 weight codes [N, K/2] i8", [MemRead]>:$w_q,
+    Arg<AnyMemRef, "packed weight codes [N, K*bits/8] i8", [MemRead]>:$w_q,
     Arg<AnyMemRef, "E8M0 weight scales (i8)", [MemRead]>:$w_s,
     Arg<AnyMemRef, "bf16 output [M, N]", [MemWrite]>:$y,
     I32:$rows,

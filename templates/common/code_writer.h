@@ -88,12 +88,23 @@ public:
   }
 
   /// What storeLaneCodes wrote, read back whole: the blockBytes bytes of
-  /// scale block `scaleBlock` of the row, for the layouts that keep a block
-  /// contiguous (plain, preshuffle_16x16). rotate_quant_gemm reads its
-  /// weights through this.
+  /// scale block `scaleBlock` of the row (vector<blockBytes x i8>): one load
+  /// where the layout keeps a block contiguous (plain, preshuffle_16x16),
+  /// the 16-byte head and the 8-byte tail of w6a16_16x128 (one dwordx4 and
+  /// one dwordx2). rotate_quant_gemm reads its weights through this.
   Value loadBlock(Value scaleBlock) {
-    assert(layout != WeightLayout::W6A16Tile16x128 && "a W6A16 block is split in two");
     auto type = mlir::VectorType::get({blockBytes}, b.getI8Type());
+    if (layout == WeightLayout::W6A16Tile16x128) {
+      const W6A16Bases at = w6a16Bases(scaleBlock);
+      Value head = mlir::vector::LoadOp::create(
+          b, mlir::VectorType::get({16}, b.getI8Type()), flatCodes, mlir::ValueRange{at.head});
+      Value tail = mlir::vector::LoadOp::create(
+          b, mlir::VectorType::get({8}, b.getI8Type()), flatCodes, mlir::ValueRange{at.tail});
+      llvm::SmallVector<int64_t, 24> both;
+      for (int64_t i = 0; i < 24; ++i)
+        both.push_back(i);
+      return mlir::vector::ShuffleOp::create(b, head, tail, both);
+    }
     if (layout == WeightLayout::Plain)
       return mlir::vector::LoadOp::create(b, type, q,
                                           mlir::ValueRange{row, mulBy(scaleBlock, blockBytes)});
@@ -121,12 +132,21 @@ private:
   /// 12+3g..14+3g of the block: the first piece is one store, the second
   /// goes byte by byte, since at g = 1 it crosses byte 16 into the lane's
   /// last 8.
-  void storeW6A16(Value scaleBlock, Value group, Value bytes, LaneChannels channels) {
-    // The block's part of both regions: tile j/4 (1536 bytes), lane 16*(j%4).
+  /// Where block `scaleBlock` of the row starts in both regions of its tile:
+  /// tile j/4 (1536 bytes), lane 16*(j%4) + row%16.
+  struct W6A16Bases {
+    Value head, tail;
+  };
+  W6A16Bases w6a16Bases(Value scaleBlock) {
     Value tile = mulBy(divBy(scaleBlock, 4), 1536);
     Value laneInTile = remBy(scaleBlock, 4);
-    Value firstBase = add(add(rowOffset, tile), mulBy(laneInTile, 16 * 16));
-    Value secondBase = add(add(secondRegionRowOffset, tile), mulBy(laneInTile, 16 * 8));
+    return {add(add(rowOffset, tile), mulBy(laneInTile, 16 * 16)),
+            add(add(secondRegionRowOffset, tile), mulBy(laneInTile, 16 * 8))};
+  }
+
+  void storeW6A16(Value scaleBlock, Value group, Value bytes, LaneChannels channels) {
+    const W6A16Bases at = w6a16Bases(scaleBlock);
+    Value firstBase = at.head, secondBase = at.tail;
     auto storeByte = [&](Value c, int64_t i) {
       Value inFirst = cmp(mlir::arith::CmpIPredicate::ult, c, idx(16));
       Value index = mlir::arith::SelectOp::create(b, inFirst, add(firstBase, c),

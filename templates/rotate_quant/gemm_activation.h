@@ -4,7 +4,8 @@
 // rotate_quant (rotation on the matrix cores, the block quantizer), so that
 // the GEMM's A side equals the reference's rotateQuant bit for bit. This is
 // the narrow door to that emitter: the workgroup's 16 rows, one K slice at a
-// time, codes and scales into LDS (plain: [16, S/2] and [16, S/32] bytes).
+// time, codes and scales into LDS (plain: [16, S/2] and [16, S/32] bytes),
+// or, for the W6A16 GEMM, the rotated values as bf16 ([16, S]).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
@@ -43,6 +44,9 @@ public:
   /// Lane indices, x at its row stride, the LDS writers; stages a learned R
   /// (every thread, then a barrier). Call once, uniformly.
   void prepare(mlir::Value ldsCodes, mlir::Value ldsScales);
+  /// The W6A16 form of prepare: the rotated values are rounded to bf16 and
+  /// stored to `ldsValues` (bf16 [16, S]) unquantized.
+  void prepareBf16(mlir::Value ldsValues);
   /// Quantizes units slice*unitsPerSlice.. of the row tile into LDS; waves
   /// take units round robin, loading the x of `unitsInFlight` of theirs
   /// before computing them (rotated units; others go one at a time). No

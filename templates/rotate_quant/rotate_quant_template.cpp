@@ -286,7 +286,10 @@ public:
   /// past m reading row m-1 (their products are never stored), codes and
   /// scales written to LDS, plain, at the row's place in the tile. A staged
   /// learned R is copied once here, by every thread, before any slice.
-  void prepareGemmActivation(Value ldsCodes, Value ldsScales) {
+  /// W6A16 (`ldsValues` set instead of the codes and scales): the rotated
+  /// values are not quantized; each block goes to LDS [16, S] as bf16
+  /// (storeGemmBf16Block).
+  void prepareGemmActivation(Value ldsCodes, Value ldsScales, Value ldsValues = Value()) {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
     Value token = setUpLane(tid);
     rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
@@ -296,8 +299,12 @@ public:
                        arith::IndexCastOp::create(b, b.getIndexType(), args.get("x_stride")));
     loadRow = arith::MinUIOp::create(b, add(mulBy(rowTile, kTileRows), token),
                                      arith::SubIOp::create(b, mIndex, idx(1)));
-    codes.emplace(b, spec.fmt, WeightLayout::Plain, ldsCodes, row);
-    scales.emplace(b, ScaleLayout::Plain, ldsScales, row);
+    if (ldsValues) {
+      gemmBf16Values = ldsValues;
+    } else {
+      codes.emplace(b, spec.fmt, WeightLayout::Plain, ldsCodes, row);
+      scales.emplace(b, ScaleLayout::Plain, ldsScales, row);
+    }
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
     gemmMode = true;
     if (tiling.stagesRotationInLds)
@@ -945,6 +952,9 @@ private:
   /// vector<4xf32>.
   void emitQuantizeBlock(Value scaleBlock, Value tile0, Value tile1,
                          LaneChannels channels = LaneChannels::MfmaTiles) {
+    if (gemmBf16Values)
+      return storeGemmBf16Block(arith::SubIOp::create(b, scaleBlock, gemmSliceBlockBase), tile0,
+                                tile1, channels);
     const QuantizedBlock block = quantizer.quantize(tile0, tile1, stochasticPairs(scaleBlock, channels));
     Value bytes = block.bytes, scaleByte = block.scaleByte;
     if (gemmMode) {
@@ -983,6 +993,21 @@ private:
     }
   }
 
+  /// W6A16's activation side: the lane's 8 rotated values of block `local`
+  /// of the slice, rounded to bf16 (nearest even) and stored at the token's
+  /// row of LDS [16, S] where the B operand reads them, channels
+  /// local * 32 + (4g and 16 + 4g, or 8g and 8g + 4 when contiguous).
+  void storeGemmBf16Block(Value local, Value tile0, Value tile1, LaneChannels channels) {
+    auto bf16x4 = mlir::VectorType::get({4}, b.getBF16Type());
+    const bool contiguous = channels == LaneChannels::Contiguous;
+    Value base = add(mulBy(local, 32), mulBy(group, contiguous ? 8 : 4));
+    Value second = add(base, idx(contiguous ? 4 : 16));
+    vector::StoreOp::create(b, arith::TruncFOp::create(b, bf16x4, tile0), gemmBf16Values,
+                            mlir::ValueRange{row, base});
+    vector::StoreOp::create(b, arith::TruncFOp::create(b, bf16x4, tile1), gemmBf16Values,
+                            mlir::ValueRange{row, second});
+  }
+
   const KernelSpec &spec;
   const KernelTiling &tiling;
   const KernelArguments args;
@@ -998,6 +1023,7 @@ private:
   /// scale blocks counted from gemmSliceBlockBase (prepareGemmActivation).
   bool gemmMode = false;
   Value gemmSliceBlockBase;
+  Value gemmBf16Values; // W6A16: LDS [16, S] bf16 instead of codes and scales
 };
 
 } // namespace rotating_quantizer
@@ -1015,6 +1041,10 @@ GemmActivationEmitter::~GemmActivationEmitter() = default;
 
 void GemmActivationEmitter::prepare(mlir::Value ldsCodes, mlir::Value ldsScales) {
   emitter->prepareGemmActivation(ldsCodes, ldsScales);
+}
+
+void GemmActivationEmitter::prepareBf16(mlir::Value ldsValues) {
+  emitter->prepareGemmActivation(mlir::Value(), mlir::Value(), ldsValues);
 }
 
 void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice,

@@ -1,6 +1,7 @@
-//===- rotate_quant_gemm_template.cpp - Fused rotate + MX quant + A4W4 GEMM -===//
+//===- rotate_quant_gemm_template.cpp - Fused rotation + A4W4 or W6A16 GEMM -===//
 //
-// y[m, N] = bf16(dequant(Q(x.R)) . dequant(W)^T) (numerics rotateQuantGemm).
+// y[m, N] = bf16(A . dequant(W)^T) (numerics rotateQuantGemm), where A is
+// dequant(Q(x.R)) for fmt=fp4 (A4W4) and bf16(x.R) for fmt=fp6_e2m3 (W6A16).
 //
 // A workgroup owns 16 activation rows (grid y) and one 16-row weight tile
 // per `chains` waves (grid x); wave w works on tile w / chains and on the
@@ -17,14 +18,22 @@
 //   B operand: the activations. Lane l holds token l%16, the same channels:
 //              one 16-byte LDS read, and the token's block scale from LDS.
 //   D:         lane l, register r: weight row 4(l/16)+r, token l%16.
+// W6A16 (fmt=fp6_e2m3) differs in the activation side and the product only:
+// the activation side stores the rotated values as bf16 (LDS [16, S]), and
+// per chunk a lane converts its 24-byte block with one
+// v_cvt_scalef32_pk32_bf16_fp6 (its E8M0 byte as the f32 scale's exponent)
+// and runs four v_mfma_f32_16x16x32_bf16 (GFX950_SEMANTICS C8), MFMA t
+// taking items 8t..8t+7 of the block: A = those 8 converted weights, B = the
+// token's 8 bf16 at channel 32(l/16) + 8t of the chunk (one 16-byte LDS
+// read). Numerics' gemmChannelOfTerm names that grouping.
 // Then a second barrier before the next slice overwrites LDS. At the end the
 // chains' accumulators meet in LDS and chain 0's wave adds them in order and
 // stores four consecutive outputs of one row of y (one 8-byte store).
 //
 // Summation order (numerics GemmProblem, gemmChains): each chain starts at
-// +0 and takes its chunks in ascending K, across slices; each MFMA adds the
-// chunk's exact sum to the accumulator with one rounding to f32; y is bf16
-// of ((c0 + c1) + c2) + c3.
+// +0 and takes its chunks in ascending K, across slices; each MFMA adds its
+// exact sum (A4W4: the chunk's; W6A16: group t's) to the accumulator with
+// one rounding to f32; y is bf16 of ((c0 + c1) + c2) + c3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,14 +72,18 @@ namespace vector = mlir::vector;
 constexpr int kLanes = 64;
 constexpr int kTileRows = 16;
 constexpr int kBlockBytes = 16; // 32 fp4 codes
+constexpr int kBf16MfmaK = 32;  // v_mfma_f32_16x16x32_bf16: 8 items a lane
 
 class GemmEmitter : private IrBuilder {
 public:
+  /// A4W4: ldsCodes and ldsScales; W6A16: ldsCodes is the bf16 values and
+  /// ldsScales is null.
   GemmEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec, const GemmTiling &tiling,
               mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales, Value ldsReduction)
-      : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func),
-        activation(b, spec, tiling.activation, func), ldsCodes(ldsCodes), ldsScales(ldsScales),
-        ldsReduction(ldsReduction) {}
+      : IrBuilder(b), spec(spec), w6a16(isW6A16Gemm(spec)), tiling(tiling), args(spec, func),
+        activationSpec(gemmActivationSpec(spec)),
+        activation(b, activationSpec, tiling.activation, func), ldsCodes(ldsCodes),
+        ldsScales(ldsScales), ldsReduction(ldsReduction) {}
 
   void emitBody() {
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
@@ -91,10 +104,13 @@ public:
     weightRow = add(mulBy(loadTile, kTileRows), token);
     // The weights as quant_weight writes them, read back through the same
     // writers (one home for each layout's addressing).
-    weightCodes.emplace(b, ElemFormat::E2M1, spec.wlayout, args.get("w_q"), weightRow);
+    weightCodes.emplace(b, spec.fmt, spec.wlayout, args.get("w_q"), weightRow);
     weightScales.emplace(b, spec.layout, args.get("w_s"), weightRow);
 
-    activation.prepare(ldsCodes, ldsScales);
+    if (w6a16)
+      activation.prepareBf16(ldsCodes);
+    else
+      activation.prepare(ldsCodes, ldsScales);
     auto slices = mlir::scf::ForOp::create(b, idx(0), idx(tiling.slices), idx(1),
                                            mlir::ValueRange{zeroAccumulator()});
     {
@@ -115,8 +131,8 @@ public:
 
 private:
   /// One chunk of this wave's chain in the current slice: its place in the
-  /// slice's LDS (the lane's 32-channel block), the weights' 16 code bytes
-  /// and E8M0 byte, and whether the chunk exists (the last of a slice whose
+  /// slice's LDS (the lane's 32-channel block), the weights' code bytes (16
+  /// fp4, 24 fp6) and E8M0 byte, and whether the chunk exists (the last of a slice whose
   /// chunk count is not a multiple of the chains is loaded again, unused).
   struct ChunkWeights {
     Value localBlock, codes, scale, valid;
@@ -151,6 +167,8 @@ private:
 
   /// This wave's chunks of the slice, ascending, on its chain's accumulator.
   Value emitSliceProduct(const std::vector<ChunkWeights> &weights, Value acc) {
+    if (w6a16)
+      return emitW6A16SliceProduct(weights, acc);
     auto fp4x32 = mlir::VectorType::get({32}, b.getType<mlir::Float4E2M1FNType>());
     auto i8x16 = mlir::VectorType::get({kBlockBytes}, b.getI8Type());
     auto e8m0 = b.getType<mlir::Float8E8M0FNUType>();
@@ -166,6 +184,37 @@ private:
           mlir::memref::LoadOp::create(b, ldsScales, mlir::ValueRange{token, chunk.localBlock}));
       Value next = mlir::amdgpu::ScaledMFMAOp::create(b, acc.getType(), 16, 16, 128, w, codes,
                                                       acc, weightScale, codeScale, 0, 0);
+      acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
+    }
+    return acc;
+  }
+
+  /// W6A16: per chunk, the lane's 32 weights converted to bf16 exactly
+  /// (code x 2^(e-127)), then MFMA t on items 8t..8t+7 of them and the
+  /// token's bf16 activations at the same channels, t ascending.
+  Value emitW6A16SliceProduct(const std::vector<ChunkWeights> &weights, Value acc) {
+    auto v6i32 = mlir::VectorType::get({6}, b.getI32Type());
+    auto bf16x32 = mlir::VectorType::get({32}, b.getBF16Type());
+    auto bf16x8 = mlir::VectorType::get({8}, b.getBF16Type());
+    for (const ChunkWeights &chunk : weights) {
+      // The cvt reads the scale as an f32's exponent field: byte << 23.
+      Value scale = arith::BitcastOp::create(
+          b, b.getF32Type(),
+          arith::ShLIOp::create(b, arith::ExtUIOp::create(b, b.getI32Type(), chunk.scale),
+                                i32(23)));
+      Value w = mlir::ROCDL::CvtScaleF32Pk32Bf16Fp6Op::create(
+          b, bf16x32, vector::BitCastOp::create(b, v6i32, chunk.codes), scale);
+      Value next = acc;
+      for (int64_t t = 0; t < 32 / 8; ++t) {
+        Value weights8 = vector::ExtractStridedSliceOp::create(b, w, llvm::ArrayRef<int64_t>{8 * t},
+                                                               llvm::ArrayRef<int64_t>{8},
+                                                               llvm::ArrayRef<int64_t>{1});
+        Value x8 = vector::LoadOp::create(
+            b, bf16x8, ldsCodes,
+            mlir::ValueRange{token, add(mulBy(chunk.localBlock, 32), idx(8 * t))});
+        next = mlir::amdgpu::MFMAOp::create(b, next.getType(), 16, 16, kBf16MfmaK, 1, weights8, x8,
+                                            next);
+      }
       acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
     }
     return acc;
@@ -206,10 +255,12 @@ private:
   }
 
   const KernelSpec &spec;
+  const bool w6a16;
   const GemmTiling &tiling;
   const KernelArguments args;
+  const KernelSpec activationSpec; // the activation emitter holds a reference
   GemmActivationEmitter activation;
-  Value ldsCodes, ldsScales;
+  Value ldsCodes, ldsScales; // W6A16: ldsCodes holds bf16 values, no scales
   Value ldsReduction; // chains > 1: f32 [waves][64 lanes][4]
   std::optional<CodeWriter> weightCodes;   // reads w_q at weightRow
   std::optional<ScaleWriter> weightScales; // reads w_s at weightRow
@@ -233,16 +284,23 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   mlir::ImplicitLocOpBuilder b(mlir::NameLoc::get(mlir::StringAttr::get(ctx, kernelName)), ctx);
   b.setInsertionPointToEnd(module.getBody());
   // The rotation's LDS first (rotate_quant's emitter takes the first
-  // buffer), then the activation slice: codes [16, S/2], scales [16, S/32],
-  // then the chains' accumulators.
+  // buffer), then the activation slice: codes [16, S/2] and scales
+  // [16, S/32] (A4W4) or bf16 values [16, S] (W6A16), then the chains'
+  // accumulators.
+  const bool w6a16 = isW6A16Gemm(spec);
   llvm::SmallVector<Type, 3> workgroupBuffers;
   if (tiling.activation.ldsBytes > 0)
     workgroupBuffers.push_back(
         workgroupBufferType(ctx, {int64_t(tiling.activation.ldsBytes / 2)}, b.getBF16Type()));
-  workgroupBuffers.push_back(
-      workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 2)}, b.getI8Type()));
-  workgroupBuffers.push_back(
-      workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 32)}, b.getI8Type()));
+  if (w6a16) {
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels)}, b.getBF16Type()));
+  } else {
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 2)}, b.getI8Type()));
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {kTileRows, int64_t(tiling.sliceChannels / 32)}, b.getI8Type()));
+  }
   if (tiling.reductionLdsBytes > 0)
     workgroupBuffers.push_back(
         workgroupBufferType(ctx, {int64_t(tiling.reductionLdsBytes / 4)}, b.getF32Type()));
@@ -253,8 +311,9 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   b.setInsertionPointToStart(&func.getBody().front());
   auto buffers = func.getWorkgroupAttributions();
   const size_t codes = tiling.activation.ldsBytes > 0 ? 1 : 0;
-  GemmEmitter(b, spec, tiling, func, buffers[codes], buffers[codes + 1],
-              tiling.reductionLdsBytes > 0 ? Value(buffers[codes + 2]) : Value())
+  const size_t reduction = codes + (w6a16 ? 1 : 2);
+  GemmEmitter(b, spec, tiling, func, buffers[codes], w6a16 ? Value() : Value(buffers[codes + 1]),
+              tiling.reductionLdsBytes > 0 ? Value(buffers[reduction]) : Value())
       .emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();

@@ -8,6 +8,20 @@
 namespace mxf {
 namespace {
 
+/// W6A16 quantizes no activation: its code is the same for every scale
+/// rule, rounding and intermediate (bf16(bf16(v)) = bf16(v)), so they take
+/// their defaults and share one code object.
+KernelSpec rotateQuantGemmCodeSpec(const KernelSpec &spec) {
+  KernelSpec code = rotateQuantCodeSpec(spec);
+  if (isW6A16Gemm(spec)) {
+    const KernelSpec defaults;
+    code.scale = defaults.scale;
+    code.round = Rounding::Rne;
+    code.inter = Intermediate::F32;
+  }
+  return code;
+}
+
 LaunchRecord rotateQuantGemmLaunchRecord(const KernelSpec &spec) {
   const GemmTiling tiling = chooseRotateQuantGemmTiling(spec);
   LaunchRecord record;
@@ -23,7 +37,7 @@ LaunchRecord rotateQuantGemmLaunchRecord(const KernelSpec &spec) {
 } // namespace
 
 FamilyRules rotateQuantGemmRules() {
-  return {KernelOp::RotateQuantGemm, checkRotateQuantGemmSupported, rotateQuantCodeSpec,
+  return {KernelOp::RotateQuantGemm, checkRotateQuantGemmSupported, rotateQuantGemmCodeSpec,
           rotateQuantGemmLaunchRecord};
 }
 

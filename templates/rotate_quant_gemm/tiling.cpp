@@ -20,10 +20,12 @@ Status checkRotateQuantGemmSupported(const KernelSpec &spec) {
   };
   if (spec.K % kGemmChunkChannels != 0)
     return unsupported("K=" + std::to_string(spec.K) +
-                       " (K must be a multiple of 128: one v_mfma_scale_f32_16x16x128_f8f6f4 "
-                       "per 128 channels, the order numerics' GEMM defines)");
-  // The kernel ABI gives the GEMM no seed operand (abi/operands.h).
-  if (spec.round == Rounding::Sr)
+                       " (K must be a multiple of 128: one v_mfma_scale_f32_16x16x128_f8f6f4, "
+                       "or four v_mfma_f32_16x16x32_bf16, per 128 channels, the order numerics' "
+                       "GEMM defines)");
+  // The kernel ABI gives the GEMM no seed operand (abi/operands.h). W6A16
+  // rounds nothing stochastically: its codeSpec sets round=rne.
+  if (spec.round == Rounding::Sr && !isW6A16Gemm(spec))
     return unsupported("round=sr (the GEMM takes no seed operand; use round=rne)");
   // All of a 256x256 learned R (128 KiB) and a slice of activations do not
   // fit one workgroup's LDS; rotate_quant stages it in slices with a barrier
@@ -31,19 +33,31 @@ Status checkRotateQuantGemmSupported(const KernelSpec &spec) {
   if (spec.rot == RotationKind::Learned && spec.RS >= 256)
     return unsupported("rot=learned at RS=256 yet (RS up to 128; learned_per_block and hadamard "
                        "serve RS=256)");
-  return checkRotatingQuantizerSupported(spec);
+  return checkRotatingQuantizerSupported(gemmActivationSpec(spec));
+}
+
+KernelSpec gemmActivationSpec(const KernelSpec &spec) {
+  if (!isW6A16Gemm(spec))
+    return spec;
+  KernelSpec activation = spec;
+  activation.fmt = ElemFormat::E2M1;
+  activation.wlayout = WeightLayout::Plain;
+  activation.round = Rounding::Rne;
+  return activation;
 }
 
 GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   GemmTiling tiling;
-  tiling.activation = chooseRotateQuantTiling(spec);
+  const bool w6a16 = isW6A16Gemm(spec);
+  tiling.activation = chooseRotateQuantTiling(gemmActivationSpec(spec));
   // A slice is whole MFMA chunks and whole rotation units: both are powers
   // of two up to 256 dividing K, so their maximum is the step. The largest
   // multiple of the step that divides K and fits kGemmMaxSliceChannels:
   // K=25600 takes 2560, K=18432 2048 (fewer slices, fewer barriers).
   const int step = std::max(kGemmChunkChannels, tiling.activation.channelsPerUnit);
   tiling.sliceChannels = step;
-  for (int s = step; s <= std::min(spec.K, kGemmMaxSliceChannels); s += step)
+  const int maxSlice = w6a16 ? kGemmW6A16MaxSliceChannels : kGemmMaxSliceChannels;
+  for (int s = step; s <= std::min(spec.K, maxSlice); s += step)
     if (spec.K % s == 0)
       tiling.sliceChannels = s;
   tiling.unitsPerSlice = tiling.sliceChannels / tiling.activation.channelsPerUnit;
@@ -63,7 +77,8 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   tiling.columnsPerWorkgroup = tiling.tilesPerWorkgroup * 16;
   const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
   tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;
-  tiling.activationLdsBytes = 16 * tiling.sliceChannels / 2 + 16 * tiling.sliceChannels / 32;
+  tiling.activationLdsBytes = w6a16 ? 16 * tiling.sliceChannels * 2
+                                    : 16 * tiling.sliceChannels / 2 + 16 * tiling.sliceChannels / 32;
   tiling.reductionLdsBytes = tiling.chains > 1 ? tiling.wavesPerWorkgroup() * 64 * 4 * 4 : 0;
   return tiling;
 }

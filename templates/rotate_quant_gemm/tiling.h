@@ -1,13 +1,17 @@
 //===- tiling.h - How rotate_quant_gemm's work is split -----------*- C++ -*-===//
 //
+// Two GEMMs share it: fmt=fp4 is A4W4 (the activations rotated and
+// quantized to MXFP4), fmt=fp6_e2m3 is W6A16 (the activations rotated and
+// rounded to bf16, MXFP6 weights converted to bf16 in registers).
 // One workgroup computes y for 16 rows (grid y) and columnsPerWorkgroup
 // output channels (grid x): 16 per weight tile, each tile shared by `chains`
 // waves (numerics gemmChains: chunk c of K belongs to chain c % chains).
 // It walks K in slices: each wave first issues the weight loads of its
 // chunks of the slice, then the waves quantize the slice of their 16
 // activation rows into LDS with rotate_quant's own emitter (round robin over
-// rotation units), then each wave runs its chunks' scaled MFMAs
-// (v_mfma_scale_f32_16x16x128_f8f6f4), its chain's accumulator carried
+// rotation units), then each wave runs its chunks' MFMAs (A4W4: one
+// v_mfma_scale_f32_16x16x128_f8f6f4; W6A16: four v_mfma_f32_16x16x32_bf16
+// after one v_cvt_scalef32_pk32_bf16_fp6), its chain's accumulator carried
 // across slices. At the end the chains of a tile are added in chain order
 // through LDS. docs/templates.md ("rotate_quant_gemm") says why.
 //
@@ -24,9 +28,19 @@ namespace mxf {
 
 /// K channels of one scaled MFMA (numerics' GemmProblem::gemmChunk).
 constexpr int kGemmChunkChannels = 128;
-/// The most K channels one slice quantizes into LDS (34 KiB of codes and
-/// scales for 16 rows at 4096).
+/// The most K channels one slice puts into LDS: A4W4 34 KiB of codes and
+/// scales for 16 rows at 4096, W6A16 64 KiB of bf16 at 2048.
 constexpr int kGemmMaxSliceChannels = 4096;
+constexpr int kGemmW6A16MaxSliceChannels = 2048;
+
+/// fmt=fp6_e2m3: the W6A16 GEMM (bf16 activations, MXFP6 weights).
+inline bool isW6A16Gemm(const KernelSpec &spec) { return spec.fmt == ElemFormat::E2M3; }
+
+/// The spec rotate_quant's emitter builds the activation side from: the
+/// GEMM's own for A4W4; for W6A16 the same rotation with fmt=fp4 and
+/// round=rne (its quantizer is never used: the rotated values go to LDS as
+/// bf16, GemmActivationEmitter::prepareBf16).
+KernelSpec gemmActivationSpec(const KernelSpec &spec);
 
 struct GemmTiling {
   KernelTiling activation; // rotate_quant's tiling of the same spec
@@ -44,7 +58,8 @@ struct GemmTiling {
   /// The most chunks of one slice a wave multiplies: ceil((S/128) / chains).
   /// Their weights are loaded before the slice's activation side.
   int chunksPerWave = 0;
-  int activationLdsBytes = 0; // 16 * S/2 codes + 16 * S/32 scales
+  /// A4W4: 16 * S/2 codes + 16 * S/32 scales; W6A16: 16 * S bf16.
+  int activationLdsBytes = 0;
   int reductionLdsBytes = 0;  // chains > 1: every wave's accumulator, 1 KiB
   int wavesPerWorkgroup() const { return activation.wavesPerWorkgroup; }
   int workgroupSize() const { return activation.workgroupSize(); }

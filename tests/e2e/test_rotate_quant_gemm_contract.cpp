@@ -6,7 +6,9 @@
 // template refuses before any IR exists; a read past the weights, which the
 // emulator must catch when a caller bypasses the launcher's size checks; and
 // negative controls: the matrix suite's comparison sees a kernel that read
-// the other scale layout, another scale byte, or no rotation.
+// the other scale layout, another scale byte, or no rotation (and, for
+// W6A16, the weight tiles read as plain rows). The fixture runs for one
+// A4W4 and one W6A16 spec.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "abi/operands.h"
 #include "compiler/compiler.h"
 #include "numerics/formats.h"
+#include "numerics/packing.h"
 #include "numerics/reference.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
@@ -24,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <random>
 
 namespace mxf::e2e {
@@ -37,21 +41,19 @@ std::string refusal(const char *text) {
   return parsed.ok() ? checkCompilable(parsed.value()).message() : std::string();
 }
 
-class RotateQuantGemmContract : public ::testing::Test {
+class RotateQuantGemmContract : public ::testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
     Result<std::unique_ptr<runtime::Device>> opened = runtime::openEmuDevice({});
     ASSERT_TRUE(opened.ok()) << opened.error();
     device = std::move(opened.value());
-    Result<KernelSpec> parsed =
-        parseSpec("rotate_quant_gemm:K=512,N=80,RS=64,rot=hadamard,M=8,scale=rceil,"
-                  "layout=a4w4_shuffle,wlayout=preshuffle_16x16");
+    Result<KernelSpec> parsed = parseSpec(GetParam());
     ASSERT_TRUE(parsed.ok()) << parsed.error();
     spec = parsed.value();
     Result<CodeObject> compiled = compileSpec(spec, CompileOptions());
     ASSERT_TRUE(compiled.ok()) << compiled.error();
     code = std::move(compiled.value());
-    std::mt19937_64 rng(mxf::testing::testSeed("RotateQuantGemmContract"));
+    std::mt19937_64 rng(mxf::testing::testSeed(currentTestName().c_str()));
     std::normal_distribution<float> normal;
     x.resize(size_t(m) * size_t(spec.K));
     for (uint16_t &value : x)
@@ -84,14 +86,14 @@ protected:
   /// numerics' y for the inputs, with the weight scales `scales` read as
   /// `layout` and the activation rotated by RS (0: not at all).
   std::vector<uint8_t> reference(const std::vector<uint8_t> &scales, ScaleLayout layout,
-                                 int rs) const {
+                                 int rs, std::optional<WeightLayout> wlayout = {}) const {
     KernelSpec asked = spec;
     asked.RS = rs;
     asked.rot = rs ? spec.rot : RotationKind::None;
     GemmProblem problem;
     problem.activation = problemFor(asked, ScaleLayout::Plain);
     problem.n = size_t(spec.N);
-    problem.weightLayout = spec.wlayout;
+    problem.weightLayout = wlayout.value_or(spec.wlayout);
     problem.weightScaleLayout = layout;
     Result<std::vector<uint16_t>> y =
         rotateQuantGemm(problem, x.data(), size_t(m), nullptr, weights.codes.data(), scales.data());
@@ -110,12 +112,21 @@ protected:
   QuantizedRows weights;
 };
 
-TEST_F(RotateQuantGemmContract, WrongSizedWeightsAndStridesAreRefused) {
+TEST_P(RotateQuantGemmContract, WrongSizedWeightsAndStridesAreRefused) {
   ASSERT_TRUE(launch(m, inputs()).ok());
 
   runtime::HostArrays given = inputs();
   given["w_q"].resize(given["w_q"].size() - 16);
   Result<runtime::SpecLaunch> run = launch(m, given);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.error().find("'w_q' has"), std::string::npos) << run.error();
+
+  // The other GEMM's weights: fp4 codes [N, K/2] for W6A16's [N, 3K/4], and
+  // the other way round.
+  given = inputs();
+  const size_t otherRowBytes = spec.fmt == ElemFormat::E2M3 ? spec.K / 2 : spec.K * 3 / 4;
+  given["w_q"].assign(size_t(spec.N) * otherRowBytes, 0);
+  run = launch(m, given);
   ASSERT_FALSE(run.ok());
   EXPECT_NE(run.error().find("'w_q' has"), std::string::npos) << run.error();
 
@@ -145,7 +156,7 @@ TEST_F(RotateQuantGemmContract, WrongSizedWeightsAndStridesAreRefused) {
   }
 }
 
-TEST_F(RotateQuantGemmContract, TheTemplateRefusesWhatItCannotGenerate) {
+TEST(RotateQuantGemmRefusals, TheTemplateRefusesWhatItCannotGenerate) {
   EXPECT_NE(refusal("rotate_quant_gemm:K=4160,N=16").find("K must be a multiple of 128"),
             std::string::npos);
   EXPECT_NE(refusal("rotate_quant_gemm:K=4096,N=16,RS=32,rot=hadamard,round=sr").find("round=sr"),
@@ -158,12 +169,23 @@ TEST_F(RotateQuantGemmContract, TheTemplateRefusesWhatItCannotGenerate) {
   EXPECT_TRUE(checkCompilable(parseSpec("rotate_quant_gemm:K=4096,N=16,RS=256,rot=learned_per_block")
                                   .value())
                   .ok());
+  // W6A16: K in whole 128-channel chunks as A4W4; round=sr is accepted
+  // (its activations are not quantized, codeSpec sets round=rne).
+  EXPECT_NE(refusal("rotate_quant_gemm:K=4160,N=16,fmt=fp6_e2m3").find("K must be a multiple of 128"),
+            std::string::npos);
+  EXPECT_NE(refusal("rotate_quant_gemm:K=4096,N=16,RS=64,rot=hadamard_butterfly,fmt=fp6_e2m3")
+                .find("rot=hadamard_butterfly at RS=64"),
+            std::string::npos);
+  EXPECT_TRUE(checkCompilable(parseSpec("rotate_quant_gemm:K=4096,N=16,RS=32,rot=hadamard,"
+                                        "fmt=fp6_e2m3,round=sr")
+                                  .value())
+                  .ok());
 }
 
 // The launcher sizes every buffer from the ABI; a caller that launches
 // itself can get it wrong. The emulator then refuses the read past the
 // weights instead of reading whatever lies there.
-TEST_F(RotateQuantGemmContract, TheEmulatorCatchesAReadPastTheWeights) {
+TEST_P(RotateQuantGemmContract, TheEmulatorCatchesAReadPastTheWeights) {
   Result<runtime::Module> module = device->loadCodeObject(code.hsaco, {code.kernel});
   ASSERT_TRUE(module.ok()) << module.error();
   Result<runtime::Kernel> kernel = device->getKernel(module.value(), code.kernel.name);
@@ -197,7 +219,7 @@ TEST_F(RotateQuantGemmContract, TheEmulatorCatchesAReadPastTheWeights) {
 // Negative controls: the kernel's y equals the reference, and differs from
 // the reference of a kernel that read the scales in the other layout, one
 // that read a scale byte one binade off, and one that did not rotate.
-TEST_F(RotateQuantGemmContract, NegativeControlsAreCaught) {
+TEST_P(RotateQuantGemmContract, NegativeControlsAreCaught) {
   Result<runtime::SpecLaunch> run = launch(m, inputs());
   ASSERT_TRUE(run.ok()) << run.error();
   const std::vector<uint8_t> &y = run.value().outputs.at("y");
@@ -216,7 +238,68 @@ TEST_F(RotateQuantGemmContract, NegativeControlsAreCaught) {
   EXPECT_NE(y, reference(bumped, spec.layout, spec.RS));
 
   EXPECT_NE(y, reference(weights.scales, spec.layout, 0));
+
+  if (spec.wlayout == WeightLayout::W6A16Tile16x128) // the tiles read as plain rows
+    EXPECT_NE(y, reference(weights.scales, spec.layout, spec.RS, WeightLayout::Plain));
 }
+
+// The W6A16 kernel sums in numerics' MFMA groups, not in another order
+// that random data would rarely tell apart: one 128-channel chunk whose
+// products are 2^24 (channel 0, group t=0), 1 (channel 8, t=1), 1
+// (channel 16, t=2) and -2^24 (channel 24, t=3) gives 0 (each 1 is lost
+// to a rounding of its own); with the ones at channels 25 and 26, inside
+// t=3, it gives 2. One exact sum per chunk would give 2 both times.
+TEST(RotateQuantGemmW6A16Order, TheKernelRoundsOncePerMfmaGroup) {
+  Result<KernelSpec> parsed =
+      parseSpec("rotate_quant_gemm:K=128,N=16,M=1,fmt=fp6_e2m3,scale=even126,wlayout=plain");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  const KernelSpec spec = parsed.value();
+  Result<CodeObject> code = compileSpec(spec, CompileOptions());
+  ASSERT_TRUE(code.ok()) << code.error();
+  Result<std::unique_ptr<runtime::Device>> device = runtime::openEmuDevice({});
+  ASSERT_TRUE(device.ok()) << device.error();
+  std::vector<uint8_t> codes(128, 0x08), row(96), weights; // e2m3 1.0 everywhere
+  packCodes(ElemFormat::E2M3, codes.data(), 128, row.data());
+  for (int j = 0; j < spec.N; ++j)
+    weights.insert(weights.end(), row.begin(), row.end());
+  auto runWithOnesAt = [&](size_t first, size_t second) {
+    std::vector<uint16_t> x(128, f32ToBf16(0.0f));
+    x[0] = f32ToBf16(16777216.0f);
+    x[24] = f32ToBf16(-16777216.0f);
+    x[first] = x[second] = f32ToBf16(1.0f);
+    runtime::HostArrays given;
+    given["x"].resize(256);
+    std::memcpy(given["x"].data(), x.data(), 256);
+    given["w_q"] = weights;
+    given["w_s"].assign(size_t(spec.N) * 4, 127);
+    runtime::SpecLaunchOptions options;
+    options.poison = kPoison;
+    Result<runtime::SpecLaunch> run =
+        runtime::launchSpec(*device.value(), code.value().hsaco, code.value().kernel,
+                            code.value().launch, spec, 1, given, options);
+    EXPECT_TRUE(run.ok()) << run.error();
+    std::vector<float> y;
+    if (run.ok())
+      for (size_t j = 0; j < size_t(spec.N); ++j) {
+        uint16_t bits;
+        std::memcpy(&bits, run.value().outputs.at("y").data() + 2 * j, 2);
+        y.push_back(bf16ToF32(bits));
+      }
+    return y;
+  };
+  EXPECT_EQ(runWithOnesAt(8, 16), std::vector<float>(16, 0.0f));
+  EXPECT_EQ(runWithOnesAt(25, 26), std::vector<float>(16, 2.0f));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, RotateQuantGemmContract,
+    ::testing::Values("rotate_quant_gemm:K=512,N=80,RS=64,rot=hadamard,M=8,scale=rceil,"
+                      "layout=a4w4_shuffle,wlayout=preshuffle_16x16",
+                      "rotate_quant_gemm:K=512,N=80,RS=64,rot=hadamard,M=8,fmt=fp6_e2m3,"
+                      "scale=even126,layout=a4w4_shuffle,wlayout=w6a16_16x128"),
+    [](const ::testing::TestParamInfo<const char *> &info) {
+      return std::string(info.index == 0 ? "A4W4" : "W6A16");
+    });
 
 } // namespace
 } // namespace mxf::e2e

@@ -28,6 +28,7 @@
 #include "abi/operands.h"
 #include "compiler/compiler.h"
 #include "numerics/formats.h"
+#include "numerics/packing.h"
 #include "numerics/reference.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
@@ -88,7 +89,7 @@ ColumnSample sampleFor(const KernelSpec &spec, uint64_t seed) {
 struct GemmInputs {
   int m = 0;
   std::vector<uint16_t> x, r;
-  std::vector<uint8_t> wq, ws;    // [N, K/2] in wlayout, scales in layout
+  std::vector<uint8_t> wq, ws;    // [N, K*bits/8] in wlayout, scales in layout
   std::vector<size_t> columns;    // the checked columns, ascending
   QuantizedRows checkedWeights;   // their rows, plain codes and scales
   int64_t xStride = 0, yStride = 0; // elements; 0 = dense
@@ -140,7 +141,7 @@ GemmInputs drawInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
   if (!sample.workgroups.empty()) {
     // Sampled: the checked rows in place, the rest zero codes with scale
     // 2^0, laid out by numerics' layout functions.
-    const size_t rowBytes = k / 2, cols = k / 32;
+    const size_t rowBytes = packedBytes(spec.fmt, k), cols = k / 32;
     std::vector<uint8_t> codes(n * rowBytes, 0), scales(n * cols, 127);
     for (size_t i = 0; i < in.columns.size(); ++i) {
       std::copy_n(in.checkedWeights.codes.begin() + i * rowBytes, rowBytes,
@@ -148,8 +149,11 @@ GemmInputs drawInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
       std::copy_n(in.checkedWeights.scales.begin() + i * cols, cols,
                   scales.begin() + in.columns[i] * cols);
     }
-    if (spec.wlayout == WeightLayout::Preshuffle16x16) {
-      Result<std::vector<uint8_t>> shuffled = preshuffleWeights16x16(codes.data(), n, rowBytes);
+    if (spec.wlayout != WeightLayout::Plain) {
+      Result<std::vector<uint8_t>> shuffled =
+          spec.wlayout == WeightLayout::Preshuffle16x16
+              ? preshuffleWeights16x16(codes.data(), n, rowBytes)
+              : tileWeightsW6A16(codes.data(), n, k);
       if (!shuffled.ok())
         return in;
       codes = std::move(shuffled.value());
@@ -274,31 +278,32 @@ std::string compareY(const std::vector<uint8_t> &got, const std::vector<uint8_t>
          " elements differ" + first;
 }
 
-/// docs/numerics.md, "rotate_quant_gemm: the error bound": with C = K/128 chunk roundings to
-/// f32 (u = 2^-24) and one to bf16 (2^-8),
+/// docs/numerics.md, "rotate_quant_gemm: the error bound": with C MFMA roundings to f32
+/// along K (u = 2^-24; A4W4 K/128, W6A16 K/32) and one to bf16 (2^-8),
 ///   |y - exact| <= 2^-8 |exact| + (1 + 2^-8) * 1.01 * C * u * sum|a_k w_k| + 2^-133.
 /// Returns the number of outputs outside it (and describes the first).
 size_t countOutsideBound(const KernelSpec &spec, const GemmInputs &in,
                          const std::vector<uint16_t> &y, const ColumnSample &sample,
                          std::string &first) {
-  RotateQuantProblem problem = problemFor(spec, ScaleLayout::Plain);
-  Result<QuantizedRows> act = rotateQuant(problem, in.x.data(), size_t(in.m),
-                                          in.r.empty() ? nullptr : in.r.data());
+  Result<std::vector<double>> act =
+      gemmActivationValues(problemFor(spec, ScaleLayout::Plain), in.x.data(), size_t(in.m),
+                           in.r.empty() ? nullptr : in.r.data());
   if (!act.ok()) {
     first = act.error();
     return 1;
   }
-  const std::vector<float> a = dequantizeRows(act.value());
+  const std::vector<double> &a = act.value();
   const std::vector<float> w = dequantizeRows(in.checkedWeights); // the checked rows
   const size_t k = size_t(spec.K), n = size_t(spec.N);
-  const double u = std::ldexp(1.0, -24), chunks = double(k / 128);
+  const double u = std::ldexp(1.0, -24);
+  const double chunks = double(k / (spec.fmt == ElemFormat::E2M3 ? 32 : 128));
   size_t outside = 0;
   for (size_t i = 0; i < size_t(in.m); ++i)
     for (size_t checked = 0; checked < in.columns.size(); ++checked) {
       const size_t j = in.columns[checked];
       double exact = 0, magnitude = 0;
       for (size_t c = 0; c < k; ++c) {
-        const double p = double(a[i * k + c]) * double(w[checked * k + c]);
+        const double p = a[i * k + c] * double(w[checked * k + c]);
         exact += p;
         magnitude += std::fabs(p);
       }

@@ -495,7 +495,13 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
 /// (Qwen3-8B, Qwen3-32B, Qwen3.8-2.4T at TP8, DeepSeek-V3 dense) in AITER's
 /// deployed layouts, RS cycling 0/32/64/128. Group 3: every (wlayout, layout)
 /// x RS in {0, 32, 64, 128} x inter, on shapes with N not a multiple of the
-/// workgroup's 64 columns. m is drawn per run (the test).
+/// workgroup's 64 columns. Group 4, W6A16 (fmt=fp6_e2m3): every rotation x
+/// both of its weight layouts (plain, w6a16_16x128) on small and mid shapes,
+/// cycling the scale layout, the scale rule and intermediate (which its
+/// code ignores) and the M bucket; the decode layers seed 003 moves to
+/// MXFP6 (GDN in_proj_qkvz and out_proj, attention qkv and o); and RS in
+/// {0, 32, 64, 128} x both weight layouts on ragged shapes. m is drawn per
+/// run (the test).
 inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
   const std::pair<int, int> shapes[] = {{16, 256},  {48, 512},  {256, 1024}, {272, 384},
                                         {80, 2048}, {528, 640}, {112, 1536}, {1040, 256},
@@ -511,9 +517,11 @@ inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
   std::vector<KernelSpec> specs;
   size_t next = 0;
   auto add = [&](int n, int k, int rs, RotationKind kind, ScaleRule rule, WeightLayout wlayout,
-                 ScaleLayout layout, Intermediate inter, int bucket) {
+                 ScaleLayout layout, Intermediate inter, int bucket,
+                 ElemFormat fmt = ElemFormat::E2M1) {
     KernelSpec spec;
     spec.op = KernelOp::RotateQuantGemm;
+    spec.fmt = fmt;
     const int multiple = std::max(rs, 128);
     spec.N = n;
     spec.K = (k + multiple - 1) / multiple * multiple;
@@ -563,6 +571,36 @@ inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
           add(n, k, rs, rs ? kinds[next % 3] : RotationKind::None, rules[next % std::size(rules)],
               wlayout, layout, inter, buckets[next % std::size(buckets)]);
         }
+  const ElemFormat w6 = ElemFormat::E2M3;
+  const WeightLayout w6Layouts[] = {WeightLayout::Plain, WeightLayout::W6A16Tile16x128};
+  for (const MatrixRotation &rotation : rotations)
+    for (WeightLayout wlayout : w6Layouts) {
+      auto [n, k] = shapes[next % std::size(shapes)];
+      add(n, k, rotation.rs, rotation.kind, rules[next % std::size(rules)], wlayout,
+          (next / 2) % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain,
+          (next / 4) % 2 ? Intermediate::Bf16 : Intermediate::F32,
+          buckets[next % std::size(buckets)], w6);
+    }
+  const std::pair<int, int> w6Layers[] = {
+      {4608, 8192}, {8192, 2048}, // Qwen3.8-2.4T at TP8: GDN in_proj_qkvz, out_proj
+      {6144, 4096}, {4096, 4096}, // Qwen3-8B qkv, o
+      {10240, 5120}, {5120, 8192} // Qwen3-32B qkv, o
+  };
+  for (size_t i = 0; i < std::size(w6Layers); ++i) {
+    const int rs = int(i % 4) == 0 ? 0 : 16 << (i % 4);
+    add(w6Layers[i].first, w6Layers[i].second, rs, rs ? RotationKind::Hadamard : RotationKind::None,
+        ScaleRule::Even126, w6Layouts[i % 2], i % 3 ? ScaleLayout::Plain : ScaleLayout::A4W4Shuffle,
+        Intermediate::F32, decodeBuckets[i % 4], w6);
+  }
+  for (WeightLayout wlayout : w6Layouts)
+    for (int rs : {0, 32, 64, 128}) {
+      auto [n, k] = ragged[next % std::size(ragged)];
+      const RotationKind kinds[] = {RotationKind::Hadamard, RotationKind::Learned,
+                                    RotationKind::LearnedPerBlock};
+      add(n, k, rs, rs ? kinds[next % 3] : RotationKind::None, rules[next % std::size(rules)],
+          wlayout, next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain, Intermediate::F32,
+          buckets[next % std::size(buckets)], w6);
+    }
   return specs;
 }
 

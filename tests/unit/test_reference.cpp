@@ -412,6 +412,103 @@ TEST(Reference, GemmMatchesADoublePrecisionDotOfTheDequantizedOperands) {
   EXPECT_EQ(y.value(), y2.value());
 }
 
+// W6A16: bf16 activations (rotated, then rounded to bf16) x MXFP6 weights,
+// within the bound of K/32 MFMA roundings, and the same y through the tiled
+// layout and shuffled scales.
+TEST(Reference, W6A16GemmMatchesADoublePrecisionDotOfItsOperands) {
+  std::mt19937_64 rng(testing::testSeed("Reference.W6A16Gemm"));
+  const size_t k = 512, m = 3, n = 32;
+  std::vector<uint16_t> x = randomBf16(m * k, rng), w = randomBf16(n * k, rng);
+  RotateQuantProblem act = problemFor(k, RotationKind::Hadamard, 64);
+  act.quant.format = ElemFormat::E2M3;
+  auto wq = quantWeight(act, WeightLayout::Plain, w.data(), n, nullptr);
+  ASSERT_TRUE(wq.ok()) << wq.error();
+  auto a = gemmActivationValues(act, x.data(), m, nullptr);
+  ASSERT_TRUE(a.ok()) << a.error();
+  std::vector<float> rotated(k);
+  rotateForQuant(act, x.data(), nullptr, rotated.data());
+  for (size_t c = 0; c < k; ++c) // the B operand is bf16 of the rotation
+    ASSERT_EQ(a.value()[c], double(bf16ToF32(f32ToBf16(rotated[c])))) << c;
+  GemmProblem gemm;
+  gemm.activation = act;
+  gemm.n = n;
+  auto y = rotateQuantGemm(gemm, x.data(), m, nullptr, wq.value().codes.data(),
+                           wq.value().scales.data());
+  ASSERT_TRUE(y.ok()) << y.error();
+  const std::vector<float> b = dequantizeRows(wq.value());
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (size_t c = 0; c < k; ++c) {
+        exact += a.value()[i * k + c] * b[j * k + c];
+        magnitude += std::fabs(a.value()[i * k + c] * b[j * k + c]);
+      }
+      // 16 f32 roundings (four per 128-chunk) and one bf16 rounding.
+      double bound = std::fabs(exact) * std::ldexp(1.0, -8) + magnitude * 16 * std::ldexp(1.0, -24);
+      ASSERT_NEAR(bf16ToF32(y.value()[i * n + j]), exact, bound) << i << "," << j;
+    }
+  RotateQuantProblem shuffledScales = act;
+  shuffledScales.scaleLayout = ScaleLayout::A4W4Shuffle;
+  auto tiled = quantWeight(shuffledScales, WeightLayout::W6A16Tile16x128, w.data(), n, nullptr);
+  ASSERT_TRUE(tiled.ok()) << tiled.error();
+  gemm.weightLayout = WeightLayout::W6A16Tile16x128;
+  gemm.weightScaleLayout = ScaleLayout::A4W4Shuffle;
+  auto y2 = rotateQuantGemm(gemm, x.data(), m, nullptr, tiled.value().codes.data(),
+                            tiled.value().scales.data());
+  ASSERT_TRUE(y2.ok()) << y2.error();
+  EXPECT_EQ(y.value(), y2.value());
+  gemm.weightLayout = WeightLayout::Preshuffle16x16; // an fp4 layout
+  auto wrong = rotateQuantGemm(gemm, x.data(), m, nullptr, tiled.value().codes.data(),
+                               tiled.value().scales.data());
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().find("not preshuffle_16x16"), std::string::npos) << wrong.error();
+}
+
+// The W6A16 order by hand: in a 128-channel chunk, products 2^24 (channel
+// 0, MFMA group t=0), 1 (channel 8, t=1), 1 (channel 16, t=2), -2^24
+// (channel 24, t=3). Four roundings: 2^24, 2^24 + 1 -> 2^24 (even),
+// again 2^24, then 0. One exact sum of the chunk (A4W4's order), or
+// contiguous 32-channel groups, would give 2.
+TEST(Reference, W6A16GemmRoundsOncePerMfmaGroup) {
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M3, 1, 0), 8u);
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M3, 3, 7), 31u);
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M3, 0, 8), 32u);
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M3, 3, 31), 127u);
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M3, 2, 31), 119u);
+  EXPECT_EQ(gemmChannelOfTerm(ElemFormat::E2M1, 0, 77), 77u);
+  const size_t k = 128, n = 16;
+  std::vector<uint16_t> x(k, f32ToBf16(0.0f));
+  x[0] = f32ToBf16(16777216.0f);
+  x[8] = f32ToBf16(1.0f);
+  x[16] = f32ToBf16(1.0f);
+  x[24] = f32ToBf16(-16777216.0f);
+  std::vector<uint8_t> codes(k, 0x08); // e2m3 1.0 everywhere
+  std::vector<uint8_t> row(packedBytes(ElemFormat::E2M3, k)), weights;
+  packCodes(ElemFormat::E2M3, codes.data(), k, row.data());
+  for (size_t j = 0; j < n; ++j)
+    weights.insert(weights.end(), row.begin(), row.end());
+  std::vector<uint8_t> scales(n * k / 32, 127);
+  GemmProblem gemm;
+  gemm.activation = problemFor(k, RotationKind::None, 0);
+  gemm.activation.quant.format = ElemFormat::E2M3;
+  gemm.n = n;
+  auto y = rotateQuantGemm(gemm, x.data(), 1, nullptr, weights.data(), scales.data());
+  ASSERT_TRUE(y.ok()) << y.error();
+  for (size_t j = 0; j < n; ++j)
+    EXPECT_EQ(bf16ToF32(y.value()[j]), 0.0f) << j;
+  // Moved into t=0 beside 2^24, the two ones still vanish one at a time
+  // (channel 1 with the 2^24 in one rounding: 2^24 + 1 -> 2^24; channel 16
+  // in t=2); moved into t=3 beside -2^24 (channels 25 and 26: -2^24 + 2
+  // exactly, then + 2^24 = 2), they survive.
+  x[8] = f32ToBf16(0.0f);
+  x[16] = f32ToBf16(0.0f);
+  x[25] = f32ToBf16(1.0f);
+  x[26] = f32ToBf16(1.0f);
+  y = rotateQuantGemm(gemm, x.data(), 1, nullptr, weights.data(), scales.data());
+  ASSERT_TRUE(y.ok()) << y.error();
+  EXPECT_EQ(bf16ToF32(y.value()[0]), 2.0f);
+}
+
 TEST(Reference, RotatedGemmApproximatesTheUnquantizedProduct) {
   std::mt19937_64 rng(testing::testSeed("Reference.RotatedGemm"));
   const size_t k = 1024, m = 2, n = 16;

@@ -369,14 +369,14 @@ bool expectedValid(const KernelSpec &s) {
     return false;
   if (hasN && (s.N < 16 || s.N > 1048576 || s.N % 16))
     return false;
-  if (s.op == KernelOp::RotateQuantGemm && s.fmt != ElemFormat::E2M1)
-    return false;
-  if (s.op == KernelOp::QuantWeight && s.fmt != ElemFormat::E2M1 && s.fmt != ElemFormat::E2M3)
+  // Both ops: fp4 (A4W4) or fp6_e2m3 (W6A16).
+  if ((s.op == KernelOp::RotateQuantGemm || s.op == KernelOp::QuantWeight) &&
+      s.fmt != ElemFormat::E2M1 && s.fmt != ElemFormat::E2M3)
     return false;
   if (s.wlayout == WeightLayout::Preshuffle16x16 && (s.fmt != ElemFormat::E2M1 || s.K % 64))
     return false;
   if (s.wlayout == WeightLayout::W6A16Tile16x128 &&
-      (s.op != KernelOp::QuantWeight || s.fmt != ElemFormat::E2M3 || s.K % 128))
+      (!hasN || s.fmt != ElemFormat::E2M3 || s.K % 128))
     return false;
   return s.arch == "gfx950";
 }
@@ -570,13 +570,13 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
       s.N = 16 * (1 + static_cast<int>(rng.below(65536)));
       s.wlayout = static_cast<WeightLayout>(rng.below(3));
     }
-    s.fmt = s.op == KernelOp::RotateQuantGemm ? ElemFormat::E2M1
-            : s.op == KernelOp::QuantWeight   ? static_cast<ElemFormat>(rng.below(2))
-                                              : kAllElemFormats[rng.below(5)];
+    s.fmt = s.op == KernelOp::RotateQuantGemm || s.op == KernelOp::QuantWeight
+                ? static_cast<ElemFormat>(rng.below(2))
+                : kAllElemFormats[rng.below(5)];
     if (s.wlayout == WeightLayout::Preshuffle16x16 && s.fmt != ElemFormat::E2M1)
       s.wlayout = WeightLayout::Plain;
     if (s.wlayout == WeightLayout::W6A16Tile16x128 &&
-        (s.op != KernelOp::QuantWeight || s.fmt != ElemFormat::E2M3))
+        s.fmt != ElemFormat::E2M3)
       s.wlayout = WeightLayout::Plain; // K is a multiple of 256 here
     s.scale = kAllScaleRules[rng.below(6)];
     s.round = static_cast<Rounding>(rng.below(2));

@@ -467,8 +467,12 @@ TEST(SpecReject, FormatPerOp) {
     EXPECT_TRUE(parseSpec(std::string("rotate_quant:K=4096,fmt=") + fmt).ok()) << fmt;
     EXPECT_TRUE(parseSpec(std::string("rotate_quant_moe:K=4096,topk=1,E=2,fmt=") + fmt).ok());
   }
-  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16,fmt=fp6_e2m3"),
-                 {"fmt=fp6_e2m3", "rotate_quant_gemm supports only fmt=fp4"});
+  EXPECT_TRUE(parseSpec("rotate_quant_gemm:K=4096,N=16,fmt=fp6_e2m3").ok()); // W6A16
+  for (const char *fmt : {"fp6_e3m2", "fp8_e4m3", "fp8_e5m2"}) {
+    const std::string key = std::string("fmt=") + fmt;
+    expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16," + key),
+                   {key.c_str(), "rotate_quant_gemm supports fmt=fp4 or fmt=fp6_e2m3", "W6A16"});
+  }
   expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp8_e4m3"),
                  {"fmt=fp8_e4m3", "quant_weight", "fp4", "fp6_e2m3"});
   expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp6_e3m2"), {"fmt=fp6_e3m2"});
@@ -489,7 +493,9 @@ TEST(SpecReject, W6A16NeedsFp6E2M3K128AndQuantWeight) {
   expectMentions(errorOf("quant_weight:K=192,N=16,fmt=fp6_e2m3,wlayout=w6a16_16x128"),
                  {"wlayout=w6a16_16x128", "multiple of 128", "K=192"});
   expectMentions(errorOf("rotate_quant_gemm:K=4096,N=16,M=1,wlayout=w6a16_16x128"),
-                 {"wlayout=w6a16_16x128", "quant_weight", "rotate_quant_gemm"});
+                 {"wlayout=w6a16_16x128", "requires fmt=fp6_e2m3", "got fmt=fp4"});
+  EXPECT_TRUE(
+      parseSpec("rotate_quant_gemm:K=4096,N=16,M=1,fmt=fp6_e2m3,wlayout=w6a16_16x128").ok());
   // wlayout is not a key of rotate_quant at all.
   expectMentions(errorOf("rotate_quant:K=4096,wlayout=w6a16_16x128"), {"wlayout"});
   Result<KernelSpec> ok = parseSpec("quant_weight:K=128,N=16,fmt=fp6_e2m3,wlayout=w6a16_16x128");
