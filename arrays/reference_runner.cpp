@@ -94,7 +94,7 @@ Status generateGemmWeights(const KernelSpec &spec, uint64_t seed, NpyArrays &inp
   weights.N = spec.N;
   weights.RS = spec.RS;
   weights.rot = spec.rot;
-  weights.fmt = ElemFormat::E2M1;
+  weights.fmt = spec.fmt; // fp4 for A4W4, fp6_e2m3 for W6A16
   weights.scale = spec.scale;
   weights.round = Rounding::Rne;
   weights.inter = spec.inter;

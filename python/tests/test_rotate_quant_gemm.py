@@ -23,6 +23,10 @@ FIXED = [
     ({"rs": 0, "scale": "floor", "layout": "a4w4_shuffle"}, 384, 16, 1),
     ({"rs": 32, "rot": "learned_per_block", "wlayout": "preshuffle_16x16", "inter": "bf16"},
      640, 272, 5),
+    # W6A16 (fmt=fp6_e2m3): seed 003's tiles and its E2M3 rule, and plain rows.
+    ({"rs": 32, "rot": "hadamard", "fmt": "fp6_e2m3", "scale": "even126",
+      "layout": "a4w4_shuffle", "wlayout": "w6a16_16x128"}, 512, 80, 3),
+    ({"rs": 0, "fmt": "fp6_e2m3", "wlayout": "plain"}, 256, 48, 9),
 ]
 
 
@@ -66,8 +70,10 @@ def test_fixed_specs_match_the_reference(tmp_path, rng, index):
 
 def test_random_spec_matches_the_reference(tmp_path, rng):
     rs = rng.choice((0, 32, 64, 128))
-    keys = {"rs": rs, "scale": rng.choice(SCALES), "layout": rng.choice(("plain", "a4w4_shuffle")),
-            "wlayout": rng.choice(("plain", "preshuffle_16x16"))}
+    fmt = rng.choice(("fp4", "fp6_e2m3"))
+    keys = {"rs": rs, "fmt": fmt, "scale": rng.choice(SCALES),
+            "layout": rng.choice(("plain", "a4w4_shuffle")),
+            "wlayout": rng.choice(("plain", "preshuffle_16x16" if fmt == "fp4" else "w6a16_16x128"))}
     if rs:
         keys["rot"] = rng.choice(("hadamard", "learned", "learned_per_block"))
     k = max(128, rs) * rng.randint(1, 4)
@@ -90,6 +96,19 @@ def test_y_is_close_to_the_float64_product_and_a_misread_layout_is_not(tmp_path,
     w_q, w_s = weights(w, None, keys, k, n, "numpy")
     wrong = mxforge.rotate_quant_gemm(x, w_q, w_s, **dict(keys, wlayout="plain"))
     assert mismatch(wrong, y, "misread") is not None
+
+
+def test_w6a16_is_closer_to_the_float64_product_than_a4w4(tmp_path, rng):
+    keys, k, n, m = FIXED[4]
+    x, w, y6 = run_case(tmp_path, rng, keys, k, n, m, "numpy")
+    fp4 = {key: value for key, value in keys.items() if key not in ("fmt", "scale", "wlayout")}
+    w_q, w_s = weights(w, None, fp4, k, n, "numpy")
+    y4 = mxforge.rotate_quant_gemm(x, w_q, w_s, **fp4)
+    as_f64 = lambda bits: (np.asarray(bits).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    product = as_f64(x) @ as_f64(w).T
+    error = lambda y: np.linalg.norm(as_f64(y) - product) / np.linalg.norm(product)
+    print(f"relative error against x.W^T: W6A16 {error(y6):.4f}, A4W4 {error(y4):.4f}")
+    assert error(y6) < 0.06 and error(y6) < error(y4) / 2
 
 
 def test_out_strides_and_the_torch_op(rng):
@@ -120,6 +139,11 @@ def test_bad_input_is_refused_by_name(rng):
                                   **{key: v for key, v in keys.items()})
     # A valid spec the template refuses (K not a multiple of 128): the
     # library's message names the key; nothing is launched.
+    # W6A16 given fp4-sized codes ([N, K/2] for [N, 3K/4]).
+    with pytest.raises(mxforge.ArgumentError, match="w_q"):
+        mxforge.rotate_quant_gemm(x, torch.zeros((n, k // 2), dtype=torch.uint8),
+                                  torch.zeros((n, k // 32), dtype=torch.uint8), n=n,
+                                  fmt="fp6_e2m3")
     with pytest.raises(mxforge.Error, match="K=4160"):
         mxforge.rotate_quant_gemm(to_torch(random_x(rng, m, 4160)),
                                   torch.zeros((n, 2080), dtype=torch.uint8),

@@ -57,6 +57,23 @@ protected:
       return mlir::arith::ShRUIOp::create(b, a, idx(log2Of(c)));
     return mlir::arith::DivUIOp::create(b, a, idx(c));
   }
+  /// `v` (VGPRs), pinned where it is computed: an empty inline asm with
+  /// side effects, which LLVM may not move, takes it and gives it back.
+  /// Why: LLVM 22's machine sinking moves an MFMA whose only use sits in a
+  /// divergent branch into that branch (the MFMA instruction is not marked
+  /// convergent there), together with the VALU that computes its operands;
+  /// those then run for the branch's lanes only, and the MFMA, which reads
+  /// every lane whatever EXEC is, multiplies stale registers of the others.
+  /// A GEMM with a single K slice and chain stored its accumulator under
+  /// `row < m` that way (issue 13; the lit test gemm-stages.test guards it).
+  Value pinnedInPlace(Value v) {
+    return mlir::LLVM::InlineAsmOp::create(b, v.getType(), mlir::ValueRange{v}, "", "=v,0",
+                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                           mlir::LLVM::tailcallkind::TailCallKind::None,
+                                           mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr())
+        .getResult(0);
+  }
+
   Value remBy(Value a, int64_t c) {
     if (isPowerOfTwo(c))
       return mlir::arith::AndIOp::create(b, a, idx(c - 1));

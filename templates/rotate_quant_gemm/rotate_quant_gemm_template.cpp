@@ -238,7 +238,7 @@ private:
       });
     };
     if (tiling.chains == 1)
-      return store(acc);
+      return store(pinnedInPlace(acc)); // the MFMAs stay out of the row < m branch
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     auto slot = [&](Value w) { return mulBy(add(mulBy(w, kLanes), lane), 4); };
     vector::StoreOp::create(b, acc, ldsReduction, mlir::ValueRange{slot(wave)});

@@ -500,8 +500,8 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
 /// cycling the scale layout, the scale rule and intermediate (which its
 /// code ignores) and the M bucket; the decode layers seed 003 moves to
 /// MXFP6 (GDN in_proj_qkvz and out_proj, attention qkv and o); and RS in
-/// {0, 32, 64, 128} x both weight layouts on ragged shapes. m is drawn per
-/// run (the test).
+/// {0, 32, 64, 128} x both weight layouts on ragged shapes. Group 5: K=128
+/// (one chunk, one chain) for both GEMMs. m is drawn per run (the test).
 inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
   const std::pair<int, int> shapes[] = {{16, 256},  {48, 512},  {256, 1024}, {272, 384},
                                         {80, 2048}, {528, 640}, {112, 1536}, {1040, 256},
@@ -600,6 +600,20 @@ inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
       add(n, k, rs, rs ? kinds[next % 3] : RotationKind::None, rules[next % std::size(rules)],
           wlayout, next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain, Intermediate::F32,
           buckets[next % std::size(buckets)], w6);
+    }
+  // Group 5: K=128, one chunk and one chain, where the accumulator goes
+  // from the MFMAs straight to the row < m store (the shape LLVM's machine
+  // sinking once broke: IrBuilder::pinnedInPlace), both GEMMs.
+  for (ElemFormat fmt : {ElemFormat::E2M1, ElemFormat::E2M3})
+    for (int rs : {0, 32, 64, 128}) {
+      const RotationKind kinds[] = {RotationKind::Hadamard, RotationKind::Learned,
+                                    RotationKind::LearnedPerBlock};
+      add(16 * (1 + int(next % 5)), 128, rs, rs ? kinds[next % 3] : RotationKind::None,
+          rules[next % std::size(rules)],
+          fmt == w6 ? w6Layouts[next % 2]
+                    : (next % 2 ? WeightLayout::Preshuffle16x16 : WeightLayout::Plain),
+          next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain, Intermediate::F32,
+          next % 2 ? 16 : 32, fmt);
     }
   return specs;
 }
