@@ -196,7 +196,7 @@ func.func @gemm_output_f32(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws
 // -----
 
 func.func @gemm_weights_transposed(%x: memref<1x4096xbf16>, %wq: memref<4096x24xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %m: i32) {
-  // expected-error @+1 {{operand #1 (w_q) must be memref<48x2048xi8> for N=48, K=4096, wlayout=plain (fp4 codes, [N, K/2] bytes), got memref<4096x24xi8>}}
+  // expected-error @+1 {{operand #1 (w_q) must be memref<48x2048xi8> for N=48, K=4096, fmt=fp4, wlayout=plain (4-bit codes, K*4/8 bytes per row), got memref<4096x24xi8>}}
   mxf.rotate_quant_gemm <K = 4096, N = 48, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
       x(%x : memref<1x4096xbf16>) w_q(%wq : memref<4096x24xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) rows(%m)
   return

@@ -109,7 +109,7 @@ func.func @moe_bad_block(%x: memref<16x64xbf16>, %ids: memref<16x2xi32>, %w: mem
 // -----
 
 func.func @gemm_not_fp4(%x: memref<16x4096xbf16>, %wq: memref<16x2048xi8>, %ws: memref<16x128xi8>, %y: memref<16x16xbf16>, %m: i32) {
-  // expected-error @+1 {{has an invalid spec: fmt=fp8_e5m2: rotate_quant_gemm supports only fmt=fp4}}
+  // expected-error @+1 {{has an invalid spec: fmt=fp8_e5m2: rotate_quant_gemm supports fmt=fp4 or fmt=fp6_e2m3 (fp4: A4W4; fp6_e2m3: W6A16, bf16 activations x MXFP6 weights)}}
   mxf.rotate_quant_gemm <K = 4096, N = 16, RS = 0, rot = none, M = 16, fmt = fp8_e5m2, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
       x(%x : memref<16x4096xbf16>) w_q(%wq : memref<16x2048xi8>) w_s(%ws : memref<16x128xi8>) y(%y : memref<16x16xbf16>) rows(%m)
   return
