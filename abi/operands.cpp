@@ -102,6 +102,15 @@ void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) 
       (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe))
     ops.push_back(meant({"seed", OperandElement::I32, {1}, false, "round=sr ([1])"},
                         "stochastic rounding seed (one u32; numerics srRandomForElement)"));
+  // Selective rotation's mask: device memory too, so a captured graph picks
+  // up a recalibrated mask; each layer's launch passes only its index.
+  if (spec.select == RotationSelect::Mask)
+    ops.push_back(meant({"layer_mask",
+                         OperandElement::I32,
+                         {spec.layers},
+                         false,
+                         "select=mask, layers=" + str(spec.layers) + " ([layers])"},
+                        "per-layer rotation mask: entry `layer` nonzero rotates"));
 }
 
 } // namespace
@@ -155,6 +164,43 @@ uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
 
 bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
 
+const char *selectionArgName(const KernelSpec &spec) {
+  switch (spec.select) {
+  case RotationSelect::Off:
+    return nullptr;
+  case RotationSelect::Flag:
+    return "rotate";
+  case RotationSelect::Mask:
+    return "layer";
+  }
+  return nullptr;
+}
+
+Status checkSelectionValue(const KernelSpec &spec, std::optional<int64_t> value) {
+  const char *name = selectionArgName(spec);
+  if (!name) {
+    if (value)
+      return Status::failure(printSpec(spec) +
+                             " always rotates (select=off): it takes no rotate or layer value");
+    return Status::success();
+  }
+  if (!value)
+    return Status::failure(std::string("select=") + rotationSelectName(spec.select) +
+                           " needs the by-value '" + name + "' at launch (" +
+                           (spec.select == RotationSelect::Flag
+                                ? "nonzero rotates, 0 does not"
+                                : "the layer's index into layer_mask, 0.." +
+                                      str(spec.layers - 1)) +
+                           ")");
+  if (spec.select == RotationSelect::Mask && (*value < 0 || *value >= spec.layers))
+    return Status::failure("layer=" + std::to_string(*value) + " is outside 0.." +
+                           str(spec.layers - 1) + " (layer_mask has layers=" + str(spec.layers) +
+                           " entries)");
+  if (spec.select == RotationSelect::Flag && (*value < INT32_MIN || *value > INT32_MAX))
+    return Status::failure("rotate=" + std::to_string(*value) + " does not fit the kernel's i32");
+  return Status::success();
+}
+
 int64_t maxLaunchRows(const KernelSpec &spec) {
   return kernelHasRowsOperand(spec.op) ? spec.M : spec.N;
 }
@@ -182,6 +228,10 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
       args.push_back({operand.rowStrideArg, operand.element == OperandElement::I8
                                                 ? "row stride in bytes (>= the row's bytes)"
                                                 : "row stride in elements (>= K)"});
+  if (const char *name = selectionArgName(spec))
+    args.push_back({name, spec.select == RotationSelect::Flag
+                              ? "nonzero: rotate; 0: quantize x unrotated (select=flag)"
+                              : "index into layer_mask, 0 <= layer < layers (select=mask)"});
   return args;
 }
 
@@ -208,6 +258,10 @@ std::string kernelName(const KernelSpec &spec) {
   addPart(name, rotationKindName(spec.rot));
   if (spec.rconv == RotationConvention::XRt) // xr, the default, adds nothing
     addPart(name, rotationConventionName(spec.rconv));
+  if (spec.select == RotationSelect::Flag) // off, the default, adds nothing
+    addPart(name, "selflag");
+  else if (spec.select == RotationSelect::Mask)
+    addPart(name, "selmask" + str(spec.layers));
   if (spec.op != KernelOp::QuantWeight)
     addPart(name, "M" + str(spec.M));
   if (spec.op == KernelOp::RotateQuantMoe) {

@@ -21,6 +21,7 @@
 #include "spec/kernel_spec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,17 @@ struct ScalarArg {
 };
 
 /// The by-value arguments, in order: the row count `m` (every op but
-/// quant_weight), then one row stride per strided operand, in operand order.
+/// quant_weight), then one row stride per strided operand, in operand order,
+/// then selective rotation's value (selectionArgName) when select is not off.
 std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
+
+/// Selective rotation's by-value argument: "rotate" (select=flag), "layer"
+/// (select=mask), nullptr (select=off).
+const char *selectionArgName(const KernelSpec &spec);
+/// Whether `value` is a launch's selection value for `spec`: required
+/// exactly when select is not off; a layer index inside 0..layers-1; a flag
+/// that fits i32. The message names the argument.
+Status checkSelectionValue(const KernelSpec &spec, std::optional<int64_t> value);
 
 /// The memref operands of the spec's op, in operand order:
 ///   rotate_quant:      x, [r], q, s
@@ -87,8 +97,9 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
 ///                      the weight layouts are defined on whole matrices)
 /// r is listed only for rot=learned ([RS, RS]) and learned_per_block
 /// ([K/RS, RS, RS]), and after it `seed` ([1] i32, one u32) only for
-/// rotate_quant and rotate_quant_moe with round=sr; expert_mask ([E] i32) only for a MoE spec with
-/// emask=1. Every op but quant_weight also takes the runtime row
+/// rotate_quant and rotate_quant_moe with round=sr, then `layer_mask`
+/// ([layers] i32) only for rotate_quant with select=mask; expert_mask ([E]
+/// i32) only for a MoE spec with emask=1. Every op but quant_weight also takes the runtime row
 /// count (i32, 1 <= rows <= M) after these; kernelHasRowsOperand says which.
 /// Shapes at the bucket M (the static shapes of the mxf op).
 /// Precondition: validateSpec(spec).ok().

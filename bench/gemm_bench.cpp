@@ -8,8 +8,11 @@
 // weight loads in flight per CU, workgroups, wave-instructions, and the
 // MI355X estimate of bench/mi355x_model.h (with its latency term: the round
 // trips a wave makes in sequence, from the kernel's tiling) beside the floor
-// (weight bytes / 8 TB/s) and the published figures issue 13 cites. Nothing
-// here asserts; the e2e suite checks the bytes.
+// (weight bytes / 8 TB/s) and the published figures issue 13 cites. A third
+// row per m is the W6A16 GEMM (fmt=fp6_e2m3, seed 003's w6a16_16x128 tiles,
+// the same rotation) against its own floor: 6-bit weights read 1.5x the
+// bytes of A4W4's and half of the bf16 weights it lets an engine drop.
+// Nothing here asserts; the e2e suite checks the bytes.
 //
 //   gemm_bench [--all]   (default: Qwen3-8B's layers, 4608x8192 and the
 //                         published 8448x7168; --all adds Qwen3-32B,
@@ -127,8 +130,10 @@ int main(int argc, char **argv) {
   for (const Layer &layer : kLayers) {
     if (!layer.always && !all)
       continue;
-    const double weightBytes = double(layer.n) * layer.k / 2 + double(layer.n) * layer.k / 32;
+    const double scaleBytes = double(layer.n) * layer.k / 32;
+    const double weightBytes = double(layer.n) * layer.k / 2 + scaleBytes;
     const double floorUs = weightBytes / 8e12 * 1e6;
+    const double w6WeightBytes = double(layer.n) * layer.k * 3 / 4 + scaleBytes;
     for (int m : {1, 4, 16, 32}) {
       const int bucket = mxf::smallestBucketAtLeast(m).value();
       const std::string common = fmt::format("K={},M={},scale=even", layer.k, bucket);
@@ -142,9 +147,13 @@ int main(int argc, char **argv) {
       const Part quant{"rq", fmt::format("rotate_quant:RS=64,rot=hadamard,{}", common)};
       const Part plain{"gemm0", fmt::format("rotate_quant_gemm:N={},RS=0,{},{}", layer.n, common,
                                             gemmLayouts)};
+      const Part w6a16{"w6a16", fmt::format("rotate_quant_gemm:N={},RS=64,rot=hadamard,K={},M={},"
+                                            "fmt=fp6_e2m3,scale=even126,layout=a4w4_shuffle,"
+                                            "wlayout=w6a16_16x128",
+                                            layer.n, layer.k, bucket)};
       double pairEstimate = 0, pairTrips = 0;
       uint64_t pairInstructions = 0;
-      for (const Part *part : {&fused, &quant, &plain}) {
+      for (const Part *part : {&fused, &quant, &plain, &w6a16}) {
         mxf::Result<Counted> counted = run(part->spec, m);
         if (!counted.ok()) {
           fmt::print(stderr, "error: {}: {}\n", part->spec, counted.error());
@@ -163,27 +172,31 @@ int main(int argc, char **argv) {
         // Weight loads in flight per CU: resident waves per CU x the chunks a
         // wave loads per slice x 1 KiB (64 lanes x 16 bytes); the
         // rotate_quant launch reads no weights.
+        const bool w6 = part == &w6a16;
         const double inFlightKiB =
             gemm ? std::ceil(double(counted.value().waves) / kCus) *
-                       mxf::chooseRotateQuantGemmTiling(spec).chunksPerWave
+                       mxf::chooseRotateQuantGemmTiling(spec).chunksPerWave * (w6 ? 1.5 : 1.0)
                  : 0;
+        const double partWeightBytes = w6 ? w6WeightBytes : weightBytes;
+        const double partFloorUs = partWeightBytes / 8e12 * 1e6;
         fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8.2f} {:>7.1f} {:>9.0f} {:>5} {:>11} {:>6.0f} "
                    "{:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>6.1f}x {:>8} {:>6.1f}\n",
                    part == &fused ? layer.what : "", fmt::format("{}x{}", layer.n, layer.k), m,
-                   part->kernel, gemm ? weightBytes / 1e6 : 0.0, bytesPerLoad, inFlightKiB,
-                   counted.value().workgroups, r.get("instructions"), trips, floorUs, e.memoryUs,
-                   e.issueUs, e.estimateUs, e.estimateUs / floorUs, e.bound,
+                   part->kernel, gemm ? partWeightBytes / 1e6 : 0.0, bytesPerLoad, inFlightKiB,
+                   counted.value().workgroups, r.get("instructions"), trips, partFloorUs,
+                   e.memoryUs, e.issueUs, e.estimateUs, e.estimateUs / partFloorUs, e.bound,
                    counted.value().emulatedSeconds);
-        if (part != &fused) { // the pair's two launches, summed below
+        if (part == &quant || part == &plain) { // the pair's two launches, summed below
           pairEstimate += e.estimateUs;
           pairTrips += trips;
           pairInstructions += r.get("instructions");
         }
+        if (part == &plain) // the pair's row, then the W6A16 GEMM's
+          fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6.0f} {:>9.2f} "
+                     "{:>9} {:>9} {:>9.2f} {:>6.1f}x {:>8}\n",
+                     "", "", m, "pair", "", "", "", "", pairInstructions, pairTrips, floorUs, "",
+                     "", pairEstimate, pairEstimate / floorUs, "sum");
       }
-      fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6.0f} {:>9.2f} {:>9} "
-                 "{:>9} {:>9.2f} {:>6.1f}x {:>8}\n",
-                 "", "", m, "pair", "", "", "", "", pairInstructions, pairTrips, floorUs, "", "",
-                 pairEstimate, pairEstimate / floorUs, "sum");
     }
     if (layer.n == 8448 && layer.k == 7168)
       fmt::print("{:<22} published decode A4W4 kernels at 8448x7168, m=1: 17.9-23.2 us "
@@ -192,8 +205,10 @@ int main(int argc, char **argv) {
   }
   fmt::print("\nW MB: weight codes + scales; B/load: global bytes per wave-level load or store "
              "instruction; KiB/CU: weight bytes in flight per CU (resident waves x chunks per "
-             "wave and slice x 1 KiB); trips: round trips a wave makes in sequence; ratio = estimate / floor; "
+             "wave and slice x 1 KiB, 1.5 KiB for fp6); trips: round trips a wave makes in "
+             "sequence; ratio = estimate / floor (each kernel's own weight bytes / 8 TB/s); "
              "pair = rotate_quant + GEMM(RS=0), two launches summed (launch overhead not "
-             "counted).\n");
+             "counted); w6a16 = the W6A16 GEMM (fmt=fp6_e2m3, w6a16_16x128), whose bf16 weights "
+             "would read 2 bytes a weight (a floor 2.56x its own).\n");
   return 0;
 }

@@ -67,9 +67,12 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &
 
 Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
                                       const std::vector<KernelArg> &operands,
-                                      const RowStrides &strides, void *stream) {
+                                      const RowStrides &strides, void *stream,
+                                      std::optional<int64_t> selection) {
   if (Status rows = checkRows(spec, record, m); !rows.ok())
     return rows;
+  if (Status selects = checkSelectionValue(spec, selection); !selects.ok())
+    return selects;
   if (Status names = checkStrideNames(spec, strides); !names.ok())
     return names;
   const std::vector<KernelOperand> table = kernelOperands(spec, m);
@@ -103,6 +106,8 @@ Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord
     args.value(int32_t(m));
   for (int32_t stride : strideValues)
     args.value(stride);
+  if (selection)
+    args.value(int32_t(*selection));
   SpecLaunchArgs prepared;
   prepared.args = std::move(args);
   prepared.config = launchConfigFor(record, m);
@@ -112,8 +117,10 @@ Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord
 
 Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
                         const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
-                        const RowStrides &strides, void *stream, LaunchReport *report) {
-  Result<SpecLaunchArgs> prepared = specLaunchArgs(spec, record, m, operands, strides, stream);
+                        const RowStrides &strides, void *stream, LaunchReport *report,
+                        std::optional<int64_t> selection) {
+  Result<SpecLaunchArgs> prepared =
+      specLaunchArgs(spec, record, m, operands, strides, stream, selection);
   if (!prepared.ok())
     return prepared.status();
   return device.launch(kernel, prepared.value().config, prepared.value().args, report);
@@ -127,6 +134,8 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
     return rows;
   if (Status names = checkStrideNames(spec, options.rowStrides); !names.ok())
     return names;
+  if (Status selects = checkSelectionValue(spec, options.selection); !selects.ok())
+    return selects;
   if (Status agrees = record.checkAgainst(kernel); !agrees.ok())
     return agrees;
   const std::vector<KernelOperand> operands = kernelOperands(spec, m);
@@ -184,7 +193,8 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
   result.grid = config.grid;
   result.workgroup = config.workgroup;
   if (Status launched = launchSpecKernel(device, handle.value(), spec, record, m, args,
-                                         options.rowStrides, nullptr, &result.report);
+                                         options.rowStrides, nullptr, &result.report,
+                                         options.selection);
       !launched.ok())
     return launched;
   if (Status synced = device.synchronize(); !synced.ok())

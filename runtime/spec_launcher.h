@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct SpecLaunchOptions {
   /// Initial contents of outputs by name (instead of the poison).
   HostArrays initialOutputs;
   RowStrides rowStrides;
+  /// Selective rotation's by-value value (abi selectionArgName: `rotate` for
+  /// select=flag, `layer` for select=mask); required exactly then.
+  std::optional<int64_t> selection;
 };
 
 /// The row stride of `operand` in `strides`, or its row length when it is not
@@ -63,7 +67,8 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &
                               const RowStrides &strides = {});
 
 /// What launchSpecKernel hands the device: the explicit arguments in ABI
-/// order (operands, m, row strides) and the grid from the launch record,
+/// order (operands, m, row strides, the selection value) and the grid from
+/// the launch record,
 /// after every check launchSpecKernel makes. For callers that launch
 /// themselves (mxf_kernel_launch_params packs these with packKernelArgs).
 struct SpecLaunchArgs {
@@ -72,7 +77,8 @@ struct SpecLaunchArgs {
 };
 Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
                                       const std::vector<KernelArg> &operands,
-                                      const RowStrides &strides = {}, void *stream = nullptr);
+                                      const RowStrides &strides = {}, void *stream = nullptr,
+                                      std::optional<int64_t> selection = std::nullopt);
 
 /// Launches `kernel` (the loaded code object of `spec`, launched as `record`
 /// says) for `m` rows on memory the caller owns: `operands` holds one pointer
@@ -80,13 +86,15 @@ Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord
 /// in that order; m and the row strides are added here. Checks first, and
 /// launches nothing when any fails: 1 <= m <= spec.M and the record's limit,
 /// every stride at least its row, every buffer the runtime allocated large
-/// enough for what m rows at that stride span. Asynchronous on the hip
+/// enough for what m rows at that stride span, a selection value exactly
+/// when the spec selects (checkSelectionValue). Asynchronous on the hip
 /// backend (on `stream`), finished on return on the emu backend (`report`
 /// gets its counters).
 Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
                         const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
                         const RowStrides &strides = {}, void *stream = nullptr,
-                        LaunchReport *report = nullptr);
+                        LaunchReport *report = nullptr,
+                        std::optional<int64_t> selection = std::nullopt);
 
 /// Loads `hsaco` on `device`, uploads the inputs (every operand the kernel
 /// reads must be given, exactly sized for m rows and its stride), launches

@@ -27,6 +27,25 @@ const char *kernelOpName(KernelOp op) {
   return "?";
 }
 
+const char *rotationSelectName(RotationSelect select) {
+  switch (select) {
+  case RotationSelect::Off:
+    return "off";
+  case RotationSelect::Flag:
+    return "flag";
+  case RotationSelect::Mask:
+    return "mask";
+  }
+  return "?";
+}
+
+std::optional<RotationSelect> parseRotationSelect(std::string_view name) {
+  for (RotationSelect select : spec_detail::kAllRotationSelects)
+    if (name == rotationSelectName(select))
+      return select;
+  return std::nullopt;
+}
+
 std::optional<KernelOp> parseKernelOp(std::string_view name) {
   for (KernelOp op : kAllKernelOps)
     if (name == kernelOpName(op))
@@ -40,7 +59,7 @@ bool KernelSpec::operator==(const KernelSpec &other) const {
   return op == other.op && K == other.K && RS == other.RS && rot == other.rot &&
          rconv == other.rconv && M == other.M &&
          topk == other.topk && E == other.E && block == other.block && stage == other.stage &&
-         emask == other.emask && N == other.N &&
+         emask == other.emask && select == other.select && layers == other.layers && N == other.N &&
          fmt == other.fmt && scale == other.scale && round == other.round && inter == other.inter &&
          layout == other.layout && wlayout == other.wlayout && arch == other.arch;
 }

@@ -43,6 +43,17 @@ constexpr KernelOp kAllKernelOps[] = {KernelOp::RotateQuant, KernelOp::RotateQua
 const char *kernelOpName(KernelOp op);
 std::optional<KernelOp> parseKernelOp(std::string_view name);
 
+/// Selective rotation (rotate_quant with RS > 0): whether one launch rotates
+/// is decided at run time, so that layers a calibration marks as not helped
+/// take the quant-only path of the same kernel (docs/templates.md).
+enum class RotationSelect : uint8_t {
+  Off,  // always rotates (the key is left out of the spec text)
+  Flag, // by-value i32 `rotate`: nonzero rotates
+  Mask, // operand layer_mask i32 [layers] and by-value i32 `layer`
+};
+const char *rotationSelectName(RotationSelect select); // off, flag, mask
+std::optional<RotationSelect> parseRotationSelect(std::string_view name);
+
 /// Fields that do not belong to `op` keep their default values here, so that
 /// a spec built field by field compares equal to its parsed canonical form
 /// (validateSpec rejects a foreign field that was changed).
@@ -67,6 +78,12 @@ struct KernelSpec {
   /// only experts with a nonzero mask entry are sorted), 0 when all E are.
   int emask = 0;
   int N = 0;      // GEMM / weights: output features
+  /// rotate_quant with RS > 0: off, or the runtime choice between the
+  /// rotated and the unrotated result. Written in the spec text only when
+  /// not off, so that every spec without it keeps its text and cache key.
+  RotationSelect select = RotationSelect::Off;
+  /// select=mask: the length of layer_mask (the model's layer count).
+  int layers = 0;
   ElemFormat fmt = ElemFormat::E2M1;
   ScaleRule scale = ScaleRule::Even;
   Rounding round = Rounding::Rne;

@@ -15,13 +15,15 @@ namespace {
 const char *const kKeyNames[kNumSpecKeys] = {
     "K",     "RS",    "rot",   "M",     "topk",  "E",      "block",   "stage", "emask",
     "N",     "fmt",   "scale", "round", "inter", "layout", "wlayout", "arch", "rconv",
+    "select", "layers",
 };
 
 // Canonical key order per op (docs/spec.md). The printer writes exactly these
 // keys in this order; the parser accepts exactly these keys in any order.
 using SK = SpecKey;
-const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::Rconv,  SK::M,   SK::Fmt,
-                                    SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
+const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,     SK::Rot,    SK::Rconv, SK::Select,
+                                    SK::Layers, SK::M,      SK::Fmt,    SK::Scale, SK::Round,
+                                    SK::Inter,  SK::Layout, SK::Arch};
 const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,    SK::Rot,    SK::Rconv, SK::M,     SK::Topk,
                                        SK::E,     SK::Block, SK::Stage,  SK::Emask, SK::Fmt,
                                        SK::Scale, SK::Round, SK::Inter,  SK::Layout, SK::Arch};
@@ -69,6 +71,8 @@ const RotationConvention kAllRotationConventions[2] = {RotationConvention::XR,
 const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
 const WeightLayout kAllWeightLayouts[3] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
                                          WeightLayout::W6A16Tile16x128};
+const RotationSelect kAllRotationSelects[3] = {RotationSelect::Off, RotationSelect::Flag,
+                                               RotationSelect::Mask};
 
 const char *specKeyName(SpecKey key) {
   size_t index = static_cast<size_t>(key);
@@ -106,13 +110,34 @@ bool opHasKey(KernelOp op, SpecKey key) {
 bool keyApplies(const KernelSpec &spec, SpecKey key) {
   if (!opHasKey(spec.op, key))
     return false;
-  return key != SpecKey::Rconv || isLearned(spec.rot);
+  switch (key) {
+  case SpecKey::Rconv:
+    return isLearned(spec.rot);
+  case SpecKey::Select: // choosing between rotating or not needs a rotation
+    return spec.RS > 0;
+  case SpecKey::Layers:
+    return spec.select == RotationSelect::Mask;
+  default:
+    return true;
+  }
+}
+
+bool keyPrinted(const KernelSpec &spec, SpecKey key) {
+  if (key == SpecKey::Select && spec.select == RotationSelect::Off)
+    return false;
+  return keyApplies(spec, key);
 }
 
 std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key) {
   if (key == SpecKey::Rconv)
     return std::string("rconv applies only to rot=learned or learned_per_block (rot=") +
            rotationKindName(spec.rot) + " takes no matrix)";
+  if (key == SpecKey::Select)
+    return "select applies only to a rotating spec (RS > 0): with RS=0 there is no rotation to "
+           "switch off";
+  if (key == SpecKey::Layers)
+    return std::string("layers applies only to select=mask (the length of layer_mask); select=") +
+           rotationSelectName(spec.select) + " reads no mask";
   return std::string("key '") + specKeyName(key) + "' does not apply to this spec";
 }
 
@@ -140,6 +165,7 @@ bool isNumericKey(SpecKey key) {
   case SpecKey::Block:
   case SpecKey::Stage:
   case SpecKey::Emask:
+  case SpecKey::Layers:
   case SpecKey::N:
     return true;
   default:
@@ -169,6 +195,8 @@ std::string joinedValues(SpecKey key) {
     return joinNames(kAllScaleLayouts, scaleLayoutName);
   case SpecKey::Wlayout:
     return joinNames(kAllWeightLayouts, weightLayoutName);
+  case SpecKey::Select:
+    return joinNames(kAllRotationSelects, rotationSelectName);
   default:
     return std::string();
   }

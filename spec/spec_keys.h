@@ -39,8 +39,10 @@ enum class SpecKey : uint8_t {
   Wlayout,
   Arch,
   Rconv,
+  Select,
+  Layers,
 };
-constexpr size_t kNumSpecKeys = 18;
+constexpr size_t kNumSpecKeys = 20;
 
 /// A read-only view of a constant key table.
 struct KeyList {
@@ -62,6 +64,10 @@ bool opHasKey(KernelOp op, SpecKey key);
 /// rconv, which only learned rotations have. The printer writes, the parser
 /// accepts and the validator lets differ from its default exactly these.
 bool keyApplies(const KernelSpec &spec, SpecKey key);
+/// Whether printSpec writes `key`: keyApplies, except select=off (the
+/// default, left out so that specs from before selective rotation keep
+/// their text; the parser still accepts it).
+bool keyPrinted(const KernelSpec &spec, SpecKey key);
 /// Why a key of the op does not apply to `spec` (keyApplies is false), for
 /// error messages: "rconv applies only to rot=learned or ...".
 std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key);
@@ -89,6 +95,7 @@ extern const Rounding kAllRoundings[2];
 extern const RotationConvention kAllRotationConventions[2];
 extern const ScaleLayout kAllScaleLayouts[2];
 extern const WeightLayout kAllWeightLayouts[3];
+extern const RotationSelect kAllRotationSelects[3];
 
 /// Appends the spelling of `key`'s value in `spec` (as printSpec writes it;
 /// "?" for an enum value outside its enum). Defined in spec_printer.cpp.

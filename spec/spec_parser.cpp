@@ -156,6 +156,10 @@ Status applyValue(KernelSpec &spec, SpecKey key, std::string_view value) {
     return setEnum(key, value, parseScaleLayout(value), spec.layout);
   case SpecKey::Wlayout:
     return setEnum(key, value, parseWeightLayout(value), spec.wlayout);
+  case SpecKey::Select:
+    return setEnum(key, value, parseRotationSelect(value), spec.select);
+  case SpecKey::Layers:
+    return parseNumber(key, value, spec.layers);
   case SpecKey::Arch:
     // Any text is kept here; validateSpec says which archs exist.
     spec.arch.assign(value.data(), value.size());

@@ -91,6 +91,11 @@ void appendSpecValue(std::string &out, const KernelSpec &spec, SpecKey key) {
   case SpecKey::Arch:
     out += spec.arch;
     return;
+  case SpecKey::Select:
+    out += rotationSelectName(spec.select);
+    return;
+  case SpecKey::Layers:
+    return appendInt(out, spec.layers);
   }
 }
 
@@ -103,7 +108,7 @@ std::string printSpec(const KernelSpec &spec) {
   out += ':';
   bool first = true;
   for (SpecKey key : spec_detail::opKeys(spec.op)) {
-    if (!spec_detail::keyApplies(spec, key))
+    if (!spec_detail::keyPrinted(spec, key))
       continue;
     if (!first)
       out += ',';

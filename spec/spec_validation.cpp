@@ -94,6 +94,8 @@ Status checkEnumRanges(const KernelSpec &spec) {
     return bad(SpecKey::Layout, static_cast<unsigned>(spec.layout));
   if (!isOneOf(spec_detail::kAllWeightLayouts, spec.wlayout))
     return bad(SpecKey::Wlayout, static_cast<unsigned>(spec.wlayout));
+  if (!isOneOf(spec_detail::kAllRotationSelects, spec.select))
+    return bad(SpecKey::Select, static_cast<unsigned>(spec.select));
   return Status::success();
 }
 
@@ -120,6 +122,17 @@ Status checkShapesAndRotation(const KernelSpec &spec) {
 }
 
 constexpr int kMaxTopk = 127;
+// A mask longer than any model's layer count is a typo; the bound keeps the
+// mask operand's bytes small.
+constexpr int kMaxLayers = 65536;
+
+Status checkSelection(const KernelSpec &spec) {
+  if (spec.select == RotationSelect::Mask && (spec.layers < 1 || spec.layers > kMaxLayers))
+    return fail(spec, SpecKey::Layers,
+                "select=mask needs layers=N, the length of layer_mask (the model's layer "
+                "count), in 1.." + std::to_string(kMaxLayers));
+  return Status::success();
+}
 
 Status checkMoe(const KernelSpec &spec) {
   if (spec.E < kMinE || spec.E > kMaxE)
@@ -234,6 +247,10 @@ bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
     return a.wlayout == b.wlayout;
   case SpecKey::Arch:
     return a.arch == b.arch;
+  case SpecKey::Select:
+    return a.select == b.select;
+  case SpecKey::Layers:
+    return a.layers == b.layers;
   }
   return false;
 }
@@ -280,6 +297,8 @@ Status validateSpec(const KernelSpec &spec) {
     if (Status s = checkGemmShapes(spec); !s.ok())
       return s;
   if (Status s = checkFormatAndLayouts(spec); !s.ok())
+    return s;
+  if (Status s = checkSelection(spec); !s.ok())
     return s;
   if (spec.arch != "gfx950")
     return fail(spec, SpecKey::Arch, "arch must be gfx950");

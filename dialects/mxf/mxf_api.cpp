@@ -62,11 +62,20 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
     rconv = dialect::RotationConventionAttr::get(b.getContext(), fromNumerics(spec.rconv));
   switch (spec.op) {
   case KernelOp::RotateQuant: {
+    // Selective rotation: left out of the IR when off, as of the spec text.
+    Value layerMask = spec.select == RotationSelect::Mask ? take() : Value();
+    dialect::RotationSelectAttr select;
+    IntegerAttr layers;
+    if (spec.select != RotationSelect::Off)
+      select = dialect::RotationSelectAttr::get(b.getContext(), fromNumerics(spec.select));
+    if (spec.select == RotationSelect::Mask)
+      layers = b.getI32IntegerAttr(spec.layers);
     Value q = take(), s = take(), rows = take();
-    dialect::RotateQuantOp::create(b, loc, first, r, seed, q, s, rows, u32(spec.K), u32(spec.RS),
-                                   fromNumerics(spec.rot), u32(spec.M), fromNumerics(spec.fmt),
-                                   fromNumerics(spec.scale), fromNumerics(spec.round),
-                                   fromNumerics(spec.inter), fromNumerics(spec.layout), rconv);
+    dialect::RotateQuantOp::create(b, loc, first, r, seed, layerMask, q, s, rows, u32(spec.K),
+                                   u32(spec.RS), fromNumerics(spec.rot), u32(spec.M),
+                                   fromNumerics(spec.fmt), fromNumerics(spec.scale),
+                                   fromNumerics(spec.round), fromNumerics(spec.inter),
+                                   fromNumerics(spec.layout), rconv, select, layers);
     return;
   }
   case KernelOp::RotateQuantMoe: {

@@ -211,6 +211,9 @@ KernelSpec RotateQuantOp::getKernelSpec() {
   spec.op = KernelOp::RotateQuant;
   commonKeys(*this, spec);
   spec.M = intOf(getMAttr(), spec.M);
+  // Written only for select=flag|mask ({select = #mxf.select<mask>, layers = 32 : i32}).
+  spec.select = enumOf(getSelectAttr(), spec.select);
+  spec.layers = intOf(getLayersAttr(), spec.layers);
   return spec;
 }
 
@@ -261,8 +264,20 @@ static LogicalResult verifySeed(Operation *op, const KernelSpec &spec, Value see
 }
 
 LogicalResult RotateQuantOp::verify() {
-  if (failed(verifySeed(*this, getKernelSpec(), getSeed())))
+  const KernelSpec spec = getKernelSpec();
+  if (failed(verifySeed(*this, spec, getSeed())))
     return failure();
+  // layer_mask's presence must follow select=mask, for the same reason.
+  if (validateSpec(spec).ok() && (spec.select == mxf::RotationSelect::Mask) != bool(getLayerMask())) {
+    if (getLayerMask())
+      return emitOpError() << "layer_mask is only taken with select=mask; select="
+                           << mxf::rotationSelectName(spec.select)
+                           << " reads no mask: remove layer_mask(" << str(getLayerMask().getType())
+                           << ")";
+    return emitOpError() << "select=mask needs the layer mask operand: add layer_mask(%mask : "
+                         << str(MemRefType::get({spec.layers}, IntegerType::get(getContext(), 32)))
+                         << ") for layers=" << spec.layers;
+  }
   return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
 }
 LogicalResult RotateQuantMoeOp::verify() {

@@ -67,6 +67,9 @@ MXF_SAME_VALUE(ScaleLayout::a4w4_shuffle, ::mxf::ScaleLayout::A4W4Shuffle);
 MXF_SAME_VALUE(WeightLayout::plain, ::mxf::WeightLayout::Plain);
 MXF_SAME_VALUE(WeightLayout::preshuffle_16x16, ::mxf::WeightLayout::Preshuffle16x16);
 MXF_SAME_VALUE(WeightLayout::w6a16_16x128, ::mxf::WeightLayout::W6A16Tile16x128);
+MXF_SAME_VALUE(RotationSelect::off, ::mxf::RotationSelect::Off);
+MXF_SAME_VALUE(RotationSelect::flag, ::mxf::RotationSelect::Flag);
+MXF_SAME_VALUE(RotationSelect::mask, ::mxf::RotationSelect::Mask);
 #undef MXF_SAME_VALUE
 
 #define MXF_ENUM_CONVERSIONS(NAME)                                                                 \
@@ -80,6 +83,7 @@ MXF_ENUM_CONVERSIONS(Intermediate)
 MXF_ENUM_CONVERSIONS(Rounding)
 MXF_ENUM_CONVERSIONS(ScaleLayout)
 MXF_ENUM_CONVERSIONS(WeightLayout)
+MXF_ENUM_CONVERSIONS(RotationSelect)
 #undef MXF_ENUM_CONVERSIONS
 
 } // namespace mxf::dialect

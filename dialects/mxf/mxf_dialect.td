@@ -113,6 +113,15 @@ def Mxf_WeightLayout : I32EnumAttr<"WeightLayout", "layout of packed weight code
   let genSpecializedAttr = 0;
 }
 
+def Mxf_RotationSelect : I32EnumAttr<"RotationSelect",
+    "selective rotation: off, or chosen per launch by a flag or a layer mask", [
+    I32EnumAttrCase<"off", 0>,
+    I32EnumAttrCase<"flag", 1>,
+    I32EnumAttrCase<"mask", 2>]> {
+  let cppNamespace = "::mxf::dialect";
+  let genSpecializedAttr = 0;
+}
+
 // `#mxf.fmt<fp4>` on its own (attribute lists, generic op form); inside an
 // mxf op the custom<SpecEnum> directive prints the bare spelling: `fmt = fp4`.
 class Mxf_EnumAttr<EnumAttrInfo info, string mnemonic>
@@ -128,6 +137,7 @@ def Mxf_RotationConventionAttr : Mxf_EnumAttr<Mxf_RotationConvention, "rconv">;
 def Mxf_RoundingAttr : Mxf_EnumAttr<Mxf_Rounding, "round">;
 def Mxf_ScaleLayoutAttr : Mxf_EnumAttr<Mxf_ScaleLayout, "layout">;
 def Mxf_WeightLayoutAttr : Mxf_EnumAttr<Mxf_WeightLayout, "wlayout">;
+def Mxf_RotationSelectAttr : Mxf_EnumAttr<Mxf_RotationSelect, "select">;
 
 
 //===----------------------------------------------------------------------===//
@@ -150,8 +160,8 @@ class Mxf_KernelOp<string mnemonic, string specSummary, list<Trait> traits = []>
   }];
 }
 
-// Two optional operands (r, seed), so the op records its operand segment
-// sizes.
+// Three optional operands (r, seed, layer_mask), so the op records its
+// operand segment sizes.
 def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
     "rotate + MX-quantize dense activations", [AttrSizedOperandSegments]> {
   let description = [{
@@ -172,13 +182,16 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
     Arg<AnyMemRef, "bf16 activations [M, K]", [MemRead]>:$x,
     Arg<Optional<AnyMemRef>, "learned rotation (bf16)", [MemRead]>:$r,
     Arg<Optional<AnyMemRef>, "stochastic rounding seed [1] i32 (round = sr)", [MemRead]>:$seed,
+    Arg<Optional<AnyMemRef>, "per-layer rotation mask [layers] i32 (select = mask)",
+        [MemRead]>:$layer_mask,
     Arg<AnyMemRef, "packed codes (i8)", [MemWrite]>:$q,
     Arg<AnyMemRef, "E8M0 scales (i8)", [MemWrite]>:$s,
     I32:$rows,
     I32Attr:$K, I32Attr:$RS, Mxf_RotationKindAttr:$rot, I32Attr:$M,
     Mxf_ElemFormatAttr:$fmt, Mxf_ScaleRuleAttr:$scale, Mxf_RoundingAttr:$round,
     Mxf_IntermediateAttr:$inter, Mxf_ScaleLayoutAttr:$layout,
-    OptionalAttr<Mxf_RotationConventionAttr>:$rconv);
+    OptionalAttr<Mxf_RotationConventionAttr>:$rconv,
+    OptionalAttr<Mxf_RotationSelectAttr>:$select, OptionalAttr<I32Attr>:$layers);
   let assemblyFormat = [{
     ` ` `<` `K` `=` $K `,` `RS` `=` $RS `,` `rot` `=` custom<SpecEnum>($rot) `,`
         `M` `=` $M `,` `fmt` `=` custom<SpecEnum>($fmt) `,`
@@ -188,6 +201,7 @@ def Mxf_RotateQuantOp : Mxf_KernelOp<"rotate_quant",
         `layout` `=` custom<SpecEnum>($layout) `>`
     `x` `(` $x `:` type($x) `)` (`r` `(` $r^ `:` type($r) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
+    (`layer_mask` `(` $layer_mask^ `:` type($layer_mask) `)`)?
     `q` `(` $q `:` type($q) `)` `s` `(` $s `:` type($s) `)`
     `rows` `(` $rows `)` attr-dict
   }];

@@ -129,15 +129,42 @@ public:
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
     Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
     emitScaleColumnPadding(unit);
-    if (tiling.stagesRotationInLds)
-      return emitStagedBody(unit, unitValid, tid);
-    // Waves past the last unit (K/unit not a multiple of the wave count) exit.
+    auto rotating = [&] {
+      if (tiling.stagesRotationInLds)
+        return emitStagedBody(unit, unitValid, tid);
+      emitUnitsOfWave(unit, unitValid, [&] { emitUnit(unit); });
+    };
+    if (spec.select == RotationSelect::Off)
+      return rotating();
+    // Selective rotation: one branch on a kernel-wide value, the rotating
+    // body on one side and the quant-only units over the same RS channels
+    // on the other. Uniform over the workgroup, so the staged body's
+    // barriers stay legal; the side not taken costs the branch.
+    ifElse(rotationSelected(), rotating,
+           [&] { emitUnitsOfWave(unit, unitValid, [&] { emitPlainUnit(unit); }); });
+  }
+
+  /// Whether this launch rotates (select=flag|mask): the by-value `rotate`,
+  /// or layer_mask[layer] with the index clamped into the mask, so that a
+  /// bad index can never read outside it (the launcher refuses one first).
+  Value rotationSelected() {
+    Value zero = arith::ConstantIntOp::create(b, b.getI32Type(), 0);
+    if (spec.select == RotationSelect::Flag)
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args.get("rotate"), zero);
+    Value layer = arith::IndexCastOp::create(b, b.getIndexType(), args.get("layer"));
+    // Unsigned min: a negative index becomes huge and clamps to the last.
+    layer = arith::MinUIOp::create(b, layer, idx(spec.layers - 1));
+    Value entry = mlir::memref::LoadOp::create(b, args.get("layer_mask"), mlir::ValueRange{layer});
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, entry, zero);
+  }
+
+  /// A wave's unit, unless it lies past the last one (K/unit not a multiple
+  /// of the wave count: that wave exits). A 16-row tile wholly past M (the
+  /// a4w4 padding up to pad256(M)) only writes padding scale bytes.
+  void emitUnitsOfWave(Value unit, Value unitValid, const std::function<void()> &work) {
     ifThen(unitValid, [&] {
-      auto work = [&] { emitUnit(unit); };
       if (!tiling.fillsScalePadding)
         return work();
-      // A 16-row tile wholly past M (the a4w4 padding up to pad256(M)) only
-      // writes padding scale bytes; it computes nothing.
       ifElse(tileWhollyPastM(), [&] { emitPaddingOnlyUnit(unit); }, work);
     });
   }
@@ -1110,6 +1137,11 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   // spilled 20 bytes at 72 (RS=128 with a4w4 scales: 72 VGPRs live), so
   // they get 6 waves as RS=256 does.
   const bool moe = spec.op == KernelOp::RotateQuantMoe;
+  // Selective rotation holds both paths' addresses and the quant-only
+  // side's 8 blocks at RS=256; held to 64 VGPRs those kernels spilled
+  // 28 bytes, so they are asked for 7 waves (72 VGPRs) as the MoE kernel
+  // is. Below RS=256 both paths fit the rotating kernel's budget.
+  const bool selective = spec.select != RotationSelect::Off && spec.RS >= 256;
   const bool fp6NeedsSix =
       spec.RS >= 256 || (spec.op == KernelOp::QuantWeight &&
                          spec.wlayout == WeightLayout::W6A16Tile16x128 &&
@@ -1118,6 +1150,7 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
     func->setAttr("rocdl.waves_per_eu",
                   b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6 ? (fp6NeedsSix ? 6 : 7)
                                       : moe                          ? (spec.RS >= 256 ? 6 : 7)
+                                      : selective                    ? 7
                                                                      : 8));
   b.setInsertionPointToStart(&func.getBody().front());
   RotateQuantEmitter(b, spec, tiling, func).emitBody();

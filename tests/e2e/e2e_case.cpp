@@ -2,6 +2,7 @@
 
 #include "tests/e2e/e2e_case.h"
 
+#include "abi/operands.h"
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
 #include "numerics/reference.h"
@@ -28,6 +29,9 @@ std::string runLabel(const KernelSpec &spec, const RunInputs &inputs, const RunC
     text += fmt::format(" r: {}", matrixKindName(matrixKindFor(c.specIndex + c.run)));
   if (inputs.xStride)
     text += fmt::format(" x_stride={} q_stride={}", inputs.xStride, inputs.qStride);
+  if (inputs.selection)
+    text += fmt::format(" {}={} ({})", selectionArgName(spec), *inputs.selection,
+                        inputs.rotates(spec) ? "rotates" : "quant-only");
   text += fmt::format("\n  replay: MXFORGE_TEST_SEED={} e2e_tests --gtest_filter='{}'", c.seed,
                       c.testName);
   return text;
@@ -44,10 +48,14 @@ void checkStatistics(const LoadedKernel &kernel, const RunInputs &inputs, const 
       << label;
   EXPECT_EQ(report.get("workgroups"), workgroups) << label;
   EXPECT_EQ(report.get("waves"), workgroups * uint64_t(kernel.tiling.wavesPerWorkgroup)) << label;
-  // Every valid row of x is read at least once, and so is the rotation.
-  EXPECT_GE(report.get("global_bytes_read"), inputs.x.size() * 2 + inputs.r.size() * 2) << label;
+  // Every valid row of x is read at least once, and so is the rotation
+  // (when this launch rotates: selective rotation's other path reads no R).
+  const bool rotates = inputs.rotates(spec);
+  EXPECT_GE(report.get("global_bytes_read"),
+            inputs.x.size() * 2 + (rotates ? inputs.r.size() * 2 : 0))
+      << label;
   EXPECT_GT(report.get("instructions.cvt-scaled"), 0u) << label;
-  if (spec.RS > 0 && spec.rot != RotationKind::HadamardButterfly) {
+  if (rotates && spec.RS > 0 && spec.rot != RotationKind::HadamardButterfly) {
     EXPECT_GT(report.get("mfma"), 0u) << "a matrix rotation without MFMA\n" << label;
   } else {
     EXPECT_EQ(report.get("mfma"), 0u)
@@ -58,17 +66,17 @@ void checkStatistics(const LoadedKernel &kernel, const RunInputs &inputs, const 
   // Row tiles wholly in the a4w4 padding compute nothing and stage nothing.
   const uint64_t rowTiles = (uint64_t(inputs.m) + kernel.tiling.rowsPerTile - 1) /
                             uint64_t(kernel.tiling.rowsPerTile);
-  if (kernel.tiling.stagesRotationInLds) {
+  if (kernel.tiling.stagesRotationInLds && rotates) {
     const uint64_t computing = uint64_t(out.grid[0]) * out.grid[2] * rowTiles;
     EXPECT_GE(report.get("lds_bytes_written"), computing * inputs.r.size() * 2)
         << "each workgroup with rows to compute stages R in LDS\n" << label;
   }
-  if (kernel.tiling.transposesInWaveLds) {
+  if (kernel.tiling.transposesInWaveLds && rotates) {
     // Every wave writes each 32x32 piece of its block's R once per row tile.
     EXPECT_EQ(report.get("lds_bytes_written"), rowTiles * inputs.r.size() * 2)
         << "each rotation block's R passes through LDS exactly once per row tile\n" << label;
   }
-  if (kernel.code.kernel.ldsBytes == 0) {
+  if (kernel.code.kernel.ldsBytes == 0 || !rotates) {
     EXPECT_EQ(report.get("lds_bytes_written") + report.get("lds_bytes_read"), 0u) << label;
   }
 }
@@ -104,6 +112,22 @@ RunInputs drawInputs(const KernelSpec &spec, int m, const RunContext &context) {
   }
   inputs.r = learnedRotation(spec, matrixKindFor(context.specIndex + context.run), rng);
   inputs.seed = uint32_t(rng()); // round=sr: a fresh seed per run
+  // Selective rotation: run 0 (and the determinism rerun) rotates, run 1
+  // does not, later runs draw; the flag's nonzero value and the mask's other
+  // entries are drawn, so that only the selected entry decides.
+  if (spec.select != RotationSelect::Off) {
+    const bool rotate = context.run == 0 || (context.run != 1 && rng() % 2 == 0);
+    if (spec.select == RotationSelect::Flag) {
+      inputs.selection = rotate ? int64_t(int32_t(rng() | 1)) : 0;
+    } else {
+      inputs.layerMask.resize(size_t(spec.layers));
+      for (int32_t &entry : inputs.layerMask)
+        entry = rng() % 2 ? int32_t(rng() | 1) : 0;
+      const int64_t layer = int64_t(rng() % uint64_t(spec.layers));
+      inputs.layerMask[size_t(layer)] = rotate ? int32_t(rng() | 1) : 0;
+      inputs.selection = layer;
+    }
+  }
   // Every other run passes x and q as views of wider rows (an engine's
   // slices): strides a random number of 16-byte steps past the row.
   if ((context.specIndex + context.run) % 2 == 1) {

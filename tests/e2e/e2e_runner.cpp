@@ -136,11 +136,23 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
       return seed.status();
   }
 
+  // select=mask: layer_mask after the seed (abi/operands.h).
+  Result<runtime::ScopedBuffer> layerMask = runtime::ScopedBuffer();
+  if (kernel.spec.select == RotationSelect::Mask) {
+    if (inputs.layerMask.size() != size_t(kernel.spec.layers))
+      return Result<RunOutputs>::failure("runKernel: layer_mask does not have layers entries");
+    layerMask = allocate(inputs.layerMask.size() * 4, inputs.layerMask.data());
+    if (!layerMask.ok())
+      return layerMask.status();
+  }
+
   std::vector<runtime::KernelArg> args{runtime::KernelArg::buffer(x.value().get())};
   if (kernel.rElements)
     args.push_back(runtime::KernelArg::buffer(r.value().get()));
   if (kernel.spec.round == Rounding::Sr)
     args.push_back(runtime::KernelArg::buffer(seed.value().get()));
+  if (kernel.spec.select == RotationSelect::Mask)
+    args.push_back(runtime::KernelArg::buffer(layerMask.value().get()));
   args.push_back(runtime::KernelArg::buffer(q.value().get()));
   args.push_back(runtime::KernelArg::buffer(s.value().get()));
   runtime::RowStrides strides;
@@ -154,7 +166,7 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
   const Clock::time_point start = Clock::now();
   if (Status launched = runtime::launchSpecKernel(device, kernel.kernel, kernel.spec,
                                                   kernel.code.launch, inputs.m, args, strides,
-                                                  nullptr, &out.report);
+                                                  nullptr, &out.report, inputs.selection);
       !launched.ok())
     return launched;
   out.emulateMs = msSince(start);
@@ -172,11 +184,18 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
   return out;
 }
 
+bool RunInputs::rotates(const KernelSpec &spec) const {
+  return selectionRotates(spec, selection.value_or(0), layerMask.data());
+}
+
 Result<QuantizedRows> referenceFor(const KernelSpec &spec, const RunInputs &inputs) {
-  RotateQuantProblem problem = problemFor(spec, ScaleLayout::Plain);
+  // Selective rotation: the rotated or the quant-only spec's result, bit
+  // for bit, as the launch's selection says.
+  const KernelSpec launched = selectedSpec(spec, inputs.rotates(spec));
+  RotateQuantProblem problem = problemFor(launched, ScaleLayout::Plain);
   problem.quant.seed = inputs.seed;
   return rotateQuant(problem, inputs.x.data(), size_t(inputs.m),
-                     inputs.r.empty() ? nullptr : inputs.r.data());
+                     inputs.r.empty() || launched.RS == 0 ? nullptr : inputs.r.data());
 }
 
 std::string matrixTestName(const KernelSpec &spec, size_t index) {

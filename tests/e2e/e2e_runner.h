@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mxf::e2e {
@@ -48,6 +49,12 @@ struct RunInputs {
   /// Row strides of x (elements) and q (bytes); 0: dense. The gaps of x
   /// hold garbage the kernel must ignore.
   int64_t xStride = 0, qStride = 0;
+  /// Selective rotation: the by-value `rotate` or `layer` (select=flag|mask)
+  /// and the layer_mask operand (select=mask).
+  std::optional<int64_t> selection;
+  std::vector<int32_t> layerMask;
+  /// Whether this launch rotates (numerics' selectionRotates).
+  bool rotates(const KernelSpec &spec) const;
 };
 
 /// Shapes of the outputs of a launch of m rows (q: m rows; s: m rows, or

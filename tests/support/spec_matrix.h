@@ -219,8 +219,34 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
         spec.round = Rounding::Sr;
       addCycled(spec);
     }
+  // Selective rotation (issue 18): every rotation the template has (each
+  // way of reading R, the butterfly) with select=flag and with select=mask,
+  // the format cycling through all five, stochastic rounding and rconv=xrt
+  // among them; each spec's runs take the rotated and the quant-only path
+  // (tests/e2e/e2e_case.cpp draws the selection).
+  size_t selectTurn = 0;
+  for (const MatrixRotation &rotation : srRotations) {
+    if (rotation.rs == 0)
+      continue;
+    for (RotationSelect select : {RotationSelect::Flag, RotationSelect::Mask}) {
+      KernelSpec spec;
+      spec.RS = rotation.rs;
+      spec.rot = rotation.kind;
+      spec.select = select;
+      if (select == RotationSelect::Mask)
+        spec.layers = selectTurn % 3 == 0 ? 1 : selectTurn % 3 == 1 ? 36 : 64;
+      spec.fmt = kAllElemFormats[selectTurn % std::size(kAllElemFormats)];
+      if (selectTurn % 7 == 3)
+        spec.round = Rounding::Sr;
+      if (isLearned(rotation.kind) && selectTurn % 4 == 1)
+        spec.rconv = RotationConvention::XRt;
+      ++selectTurn;
+      addCycled(spec);
+    }
+  }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
-  // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt = 469
+  // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt
+  // + 26 selective = 495
   return specs;
 }
 

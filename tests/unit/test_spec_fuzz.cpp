@@ -582,6 +582,11 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     s.round = static_cast<Rounding>(rng.below(2));
     s.inter = static_cast<Intermediate>(rng.below(2));
     s.layout = static_cast<ScaleLayout>(rng.below(2));
+    if (s.op == KernelOp::RotateQuant && s.RS > 0) {
+      s.select = static_cast<RotationSelect>(rng.below(3));
+      if (s.select == RotationSelect::Mask)
+        s.layers = 1 + static_cast<int>(rng.below(65536));
+    }
     ASSERT_TRUE(validateSpec(s).ok()) << printSpec(s) << ": " << validateSpec(s).message();
 
     // Items of the canonical text; drop some that equal their default.
@@ -590,6 +595,9 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     size_t pos = canonical.find(':') + 1;
     for (std::string_view key : specKeys(s.op)) {
       if (key == "rconv" && !isLearned(s.rot)) // not part of the text
+        continue;
+      if ((key == "select" && s.select == RotationSelect::Off) ||
+          (key == "layers" && s.select != RotationSelect::Mask))
         continue;
       size_t comma = canonical.find(',', pos);
       std::string item = canonical.substr(pos, comma == std::string::npos ? comma : comma - pos);

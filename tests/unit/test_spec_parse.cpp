@@ -211,7 +211,8 @@ TEST(SpecParse, SpecKeysInCanonicalOrder) {
       out += std::string(key) + ",";
     return out;
   };
-  EXPECT_EQ(keys(KernelOp::RotateQuant), "K,RS,rot,rconv,M,fmt,scale,round,inter,layout,arch,");
+  EXPECT_EQ(keys(KernelOp::RotateQuant),
+            "K,RS,rot,rconv,select,layers,M,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantMoe),
             "K,RS,rot,rconv,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
@@ -267,6 +268,52 @@ TEST(SpecParse, RconvIsWrittenForLearnedRotationsOnly) {
   expectMentions(invalid.message(), {"rconv", "learned"});
 }
 
+TEST(SpecParse, SelectIsWrittenOnlyWhenNotOff) {
+  // off (the default) leaves the text as it was before the key existed, and
+  // select=off given explicitly means the same spec.
+  KernelSpec plain = parsedOrDie("rotate_quant:K=4096,RS=64");
+  EXPECT_EQ(plain.select, RotationSelect::Off);
+  EXPECT_EQ(printSpec(plain).find("select"), std::string::npos) << printSpec(plain);
+  EXPECT_EQ(parsedOrDie("rotate_quant:K=4096,RS=64,select=off"), plain);
+  KernelSpec flag = parsedOrDie("rotate_quant:K=4096,RS=64,select=flag");
+  EXPECT_EQ(flag.select, RotationSelect::Flag);
+  EXPECT_NE(printSpec(flag).find("rot=hadamard,select=flag,M=16"), std::string::npos)
+      << printSpec(flag);
+  EXPECT_EQ(printSpec(flag).find("layers"), std::string::npos);
+  KernelSpec mask = parsedOrDie("rotate_quant:K=4096,RS=64,layers=36,select=mask");
+  EXPECT_EQ(mask.layers, 36);
+  EXPECT_NE(printSpec(mask).find("select=mask,layers=36,M=16"), std::string::npos)
+      << printSpec(mask);
+  for (const KernelSpec &spec : {flag, mask})
+    EXPECT_EQ(parsedOrDie(printSpec(spec)), spec);
+  EXPECT_NE(flag, plain);
+}
+
+TEST(SpecReject, SelectNeedsARotationAndMaskNeedsLayers) {
+  // No rotation to switch off.
+  expectMentions(errorOf("rotate_quant:K=4096,select=flag"), {"select", "RS > 0"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=0,select=off"), {"select", "RS > 0"});
+  // The mask's length is part of the kernel.
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=mask"),
+                 {"layers=0", "select=mask needs layers=N", "1..65536"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=mask,layers=65537"), {"1..65536"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=flag,layers=4"),
+                 {"layers applies only to select=mask", "select=flag"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,layers=4"), {"layers", "select=off"});
+  expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=always"),
+                 {"select=always", "off, flag, mask"});
+  // Only rotate_quant selects (the MoE and GEMM families do not yet).
+  expectMentions(errorOf("rotate_quant_moe:K=4096,RS=64,topk=2,E=8,select=flag"),
+                 {"key 'select'", "does not belong to rotate_quant_moe"});
+  // Built in code: a foreign or out-of-range field is refused by name.
+  KernelSpec built = parsedOrDie("rotate_quant:K=4096");
+  built.select = RotationSelect::Flag;
+  expectMentions(validateSpec(built).message(), {"select", "RS > 0"});
+  built = parsedOrDie("rotate_quant:K=4096,RS=64");
+  built.select = static_cast<RotationSelect>(9);
+  expectMentions(validateSpec(built).message(), {"select=?", "off, flag, mask"});
+}
+
 TEST(SpecReject, EmptyInput) {
   expectMentions(errorOf(""), {"empty spec"});
   expectMentions(errorOf(" \t\n"), {"empty spec"});
@@ -318,7 +365,8 @@ TEST(SpecReject, TrailingCommaAndEmptyItems) {
 TEST(SpecReject, UnknownKey) {
   std::string message = errorOf("rotate_quant:K=4096,bogus=1");
   expectMentions(message, {"unknown key 'bogus'", "'bogus=1'",
-                           "K, RS, rot, rconv, M, fmt, scale, round, inter, layout, arch"});
+                           "K, RS, rot, rconv, select, layers, M, fmt, scale, round, inter, "
+                           "layout, arch"});
   // A key in the wrong case gets a hint.
   expectMentions(errorOf("rotate_quant:k=4096"), {"unknown key 'k'", "did you mean 'K'"});
   expectMentions(errorOf("rotate_quant:K=4096,rs=64"), {"unknown key 'rs'", "'RS'"});
@@ -334,7 +382,8 @@ TEST(SpecReject, DuplicateKey) {
 TEST(SpecReject, KeyOfAnotherOp) {
   expectMentions(errorOf("rotate_quant:K=4096,N=128"),
                  {"key 'N'", "'N=128'", "does not belong to rotate_quant",
-                  "its keys: K, RS, rot, rconv, M, fmt, scale, round, inter, layout, arch"});
+                  "its keys: K, RS, rot, rconv, select, layers, M, fmt, scale, round, inter, "
+                  "layout, arch"});
   expectMentions(errorOf("quant_weight:K=4096,N=128,M=16"),
                  {"key 'M'", "'M=16'", "does not belong to quant_weight"});
   expectMentions(errorOf("rotate_quant_gemm:K=4096,N=128,topk=2"),

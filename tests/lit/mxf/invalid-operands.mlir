@@ -236,3 +236,31 @@ func.func @moe_mask_missing(%x: memref<4x512xbf16>, %ids: memref<4x2xi32>, %w: m
       sorted_expert_ids(%experts : memref<9xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
   return
 }
+
+// -----
+
+// Selective rotation: layer_mask follows select=mask, and its length is layers.
+func.func @select_mask_without_the_mask(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
+  // expected-error @+1 {{'mxf.rotate_quant' op select=mask needs the layer mask operand: add layer_mask(%mask : memref<48xi32>) for layers=48}}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
+      x(%x : memref<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
+  return
+}
+
+// -----
+
+func.func @layer_mask_without_select_mask(%x: memref<16x4096xbf16>, %l: memref<48xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
+  // expected-error @+1 {{'mxf.rotate_quant' op layer_mask is only taken with select=mask; select=flag reads no mask: remove layer_mask(memref<48xi32>)}}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
+      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<48xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<flag>}
+  return
+}
+
+// -----
+
+func.func @layer_mask_of_another_length(%x: memref<16x4096xbf16>, %l: memref<32xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
+  // expected-error @+1 {{'mxf.rotate_quant' op operand #1 (layer_mask) must be memref<48xi32> for select=mask, layers=48 ([layers]), got memref<32xi32>}}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
+      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<32xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
+  return
+}

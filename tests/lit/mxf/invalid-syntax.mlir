@@ -70,7 +70,7 @@ func.func @generic_bad_enum(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s
 
 func.func @generic_missing_key(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
   // expected-error @+1 {{'mxf.rotate_quant' op requires attribute 'scale'}}
-  "mxf.rotate_quant"(%x, %q, %s, %m) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1, 1>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>}> : (memref<16x4096xbf16>, memref<16x2048xi8>, memref<16x128xi8>, i32) -> ()
+  "mxf.rotate_quant"(%x, %q, %s, %m) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 1, 1, 1>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>}> : (memref<16x4096xbf16>, memref<16x2048xi8>, memref<16x128xi8>, i32) -> ()
   return
 }
 
@@ -86,7 +86,7 @@ func.func @generic_enum_of_another_key(%x: memref<16x4096xbf16>, %q: memref<16x2
 
 func.func @generic_tensor(%x: tensor<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
   // expected-error @+1 {{'mxf.rotate_quant' op operand #0 must be memref of any type values, but got 'tensor<16x4096xbf16>'}}
-  "mxf.rotate_quant"(%x, %q, %s, %m) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, rot = #mxf.rot<hadamard>, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1, 1>, round = #mxf.round<rne>, scale = #mxf.scale<even>}> : (tensor<16x4096xbf16>, memref<16x2048xi8>, memref<16x128xi8>, i32) -> ()
+  "mxf.rotate_quant"(%x, %q, %s, %m) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, rot = #mxf.rot<hadamard>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 1, 1, 1>, round = #mxf.round<rne>, scale = #mxf.scale<even>}> : (tensor<16x4096xbf16>, memref<16x2048xi8>, memref<16x128xi8>, i32) -> ()
   return
 }
 

@@ -8,7 +8,7 @@
 // CHECK-SAME: attributes {mxf.spec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950"}
 // CHECK: mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%{{.*}} : memref<16x4096xbf16>) q(%{{.*}} : memref<16x2048xi8>) s(%{{.*}} : memref<16x128xi8>) rows(%{{.*}})
 // GENERIC-LABEL: sym_name = "dense_hadamard"
-// GENERIC: "mxf.rotate_quant"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, operandSegmentSizes = array<i32: 1, 0, 0, 1, 1, 1>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>, scale = #mxf.scale<even>}>
+// GENERIC: "mxf.rotate_quant"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{K = 4096 : i32, M = 16 : i32, RS = 64 : i32, fmt = #mxf.fmt<fp4>, inter = #mxf.inter<f32>, layout = #mxf.layout<plain>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 1, 1, 1>, rot = #mxf.rot<hadamard>, round = #mxf.round<rne>, scale = #mxf.scale<even>}>
 func.func @dense_hadamard(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32)
     attributes {mxf.spec = "rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950"} {
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even,
@@ -124,5 +124,17 @@ func.func @moe_stage2_masked(%x: memref<4x2x512xbf16>, %ids: memref<4x2xi32>, %w
       q(%q : memref<4x2x256xi8>) s(%s : memref<160x16xi8>)
       sorted_ids(%sorted : memref<134xi32>) sorted_weights(%sw : memref<134xf32>)
       sorted_expert_ids(%experts : memref<9xi32>) num_valid_ids(%valid : memref<2xi32>) rows(%m)
+  return
+}
+
+// Selective rotation: select and layers in the attribute dictionary (left
+// out when select=off, as of the spec text), layer_mask after seed.
+// CHECK-LABEL: func.func @selective_mask
+// CHECK: mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain> x(%{{.*}} : memref<16x4096xbf16>) layer_mask(%{{.*}} : memref<48xi32>) q(%{{.*}} : memref<16x2048xi8>) s(%{{.*}} : memref<16x128xi8>) rows(%{{.*}}) {layers = 48 : i32, select = #mxf.select<mask>}
+// GENERIC-LABEL: sym_name = "selective_mask"
+// GENERIC: operandSegmentSizes = array<i32: 1, 0, 0, 1, 1, 1, 1>
+func.func @selective_mask(%x: memref<16x4096xbf16>, %l: memref<48xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
+      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<48xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
   return
 }

@@ -62,6 +62,14 @@ const char *const kGoldenSpecs[] = {
     "wlayout=preshuffle_16x16",
     "rotate_quant_gemm:K=8192,N=272,RS=128,rot=learned,scale=rceil",
     "rotate_quant_gemm:K=256,N=48,RS=0",
+    // One chain (K=128): the accumulator pinned before the row < m store
+    // (revision 9); the W6A16 GEMM.
+    "rotate_quant_gemm:K=128,N=32,RS=32,rot=hadamard",
+    "rotate_quant_gemm:K=1024,N=64,RS=64,rot=hadamard,fmt=fp6_e2m3,scale=even126,"
+    "wlayout=w6a16_16x128",
+    // Selective rotation: the flag and the mask (revision 9).
+    "rotate_quant:K=4096,RS=64,rot=hadamard,select=flag",
+    "rotate_quant:K=4096,RS=128,rot=learned,select=mask,layers=48",
 };
 
 const char *const kGoldenFile = MXFORGE_CACHE_GOLDEN_FILE;
