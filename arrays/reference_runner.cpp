@@ -4,6 +4,7 @@
 
 #include "arrays/random_inputs.h"
 #include "arrays/reference_arrays.h"
+#include "abi/operands.h"
 
 namespace mxf::arrays {
 namespace {
@@ -74,6 +75,13 @@ NpyArray generateInput(const KernelSpec &spec, const ArraySpec &array, uint64_t 
     // Stochastic rounding's seed: any 32 bits.
     return NpyArray::of(array.shape, std::vector<int32_t>{int32_t(uint32_t(stream.below(1ull << 32)))});
   }
+  if (array.name == "layer_mask") {
+    // Selective rotation's mask: about half the layers rotate.
+    std::vector<int32_t> mask(product(array.shape));
+    for (int32_t &rotates : mask)
+      rotates = int32_t(stream.below(2));
+    return NpyArray::of(array.shape, std::move(mask));
+  }
   if (array.name == "expert_mask") {
     // Half the experts local on average, as on one of two ranks.
     std::vector<int32_t> mask(product(array.shape));
@@ -130,15 +138,19 @@ const uint16_t *rotationOf(const NpyArrays &inputs) {
   return r == inputs.end() ? nullptr : r->second.as<uint16_t>().data();
 }
 
-Status runOp(const KernelSpec &spec, const ReferenceSignature &sig, const NpyArrays &inputs,
-             bool routingGiven, uint64_t seed, NpyArrays &outputs,
+Status runOp(const KernelSpec &selecting, const ReferenceSignature &sig, const NpyArrays &inputs,
+             bool routingGiven, uint64_t seed, bool rotates, NpyArrays &outputs,
              std::map<std::string, size_t> &bytesWritten) {
+  // Selective rotation: the launch computes the rotated spec's or the
+  // quant-only spec's result (numerics selectedSpec); r is read only when
+  // it rotates.
+  const KernelSpec spec = selectedSpec(selecting, rotates);
   // round=sr rounds with the seed operand's value (the kernel's input), not
   // with the generator's seed.
   auto srSeed = inputs.find("seed");
   const RotateQuantProblem problem = rotateQuantProblem(
       spec, srSeed == inputs.end() ? seed : uint64_t(uint32_t(srSeed->second.as<int32_t>()[0])));
-  const uint16_t *r = rotationOf(inputs);
+  const uint16_t *r = spec.RS > 0 ? rotationOf(inputs) : nullptr;
   const char *op = kernelOpName(spec.op);
   auto failed = [&](const std::string &message) {
     return Status::failure(std::string(op) + ": " + message);
@@ -223,13 +235,42 @@ Status checkFootprint(const KernelSpec &spec, const ReferenceSignature &sig,
   return Status::success();
 }
 
+/// The launch's selection value: given, or drawn from the seed; checked as
+/// the launchers check it.
+Result<std::optional<int64_t>> selectionFor(const KernelSpec &spec,
+                                            std::optional<int64_t> selection, uint64_t seed) {
+  if (!selection && spec.select != RotationSelect::Off) {
+    RandomStream stream(seed, "selection");
+    selection = spec.select == RotationSelect::Flag ? int64_t(stream.below(2))
+                                                    : int64_t(stream.below(uint64_t(spec.layers)));
+  }
+  if (Status valid = checkSelectionValue(spec, selection); !valid.ok())
+    return valid;
+  return selection;
+}
+
 } // namespace
 
+std::string describeSelection(const KernelSpec &spec, const ReferenceRun &run) {
+  if (!run.selection)
+    return std::string();
+  std::string text = std::string(selectionArgName(spec)) + "=" + std::to_string(*run.selection);
+  const char *path = run.rotates ? "rotates" : "quant only";
+  auto mask = run.inputs.find("layer_mask");
+  if (spec.select == RotationSelect::Mask && mask != run.inputs.end())
+    return text + " (layer_mask[" + std::to_string(*run.selection) + "] = " +
+           std::to_string(mask->second.as<int32_t>()[size_t(*run.selection)]) + ": " + path + ")";
+  return text + " (" + path + ")";
+}
+
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
-                                  uint64_t seed) {
+                                  uint64_t seed, std::optional<int64_t> selection) {
   Result<ReferenceSignature> sig = referenceSignature(spec, m);
   if (!sig.ok())
     return sig.status();
+  Result<std::optional<int64_t>> chosen = selectionFor(spec, selection, seed);
+  if (!chosen.ok())
+    return chosen.status();
   if (Status s = checkGivenInputs(spec, sig.value(), given); !s.ok())
     return s;
   if (Status s = checkFootprint(spec, sig.value(), given); !s.ok())
@@ -251,9 +292,13 @@ Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays
     }
     run.inputs.emplace(input.name, generateInput(spec, input, seed));
   }
-  if (Status s =
-          runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed, run.outputs,
-                run.bytesWritten);
+  run.selection = chosen.value();
+  auto mask = run.inputs.find("layer_mask");
+  run.rotates = selectionRotates(spec, run.selection.value_or(0),
+                                 mask == run.inputs.end() ? nullptr
+                                                          : mask->second.as<int32_t>().data());
+  if (Status s = runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed,
+                       run.rotates, run.outputs, run.bytesWritten);
       !s.ok())
     return s;
   return run;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct ReferenceRun {
   /// bytes after it are never written; the reference holds the padding byte
   /// there.
   std::map<std::string, size_t> bytesWritten;
+  /// Selective rotation (select=flag|mask): the launch's `rotate` or `layer`
+  /// value the outputs are for (given, or drawn from the seed), and whether
+  /// that launch rotates. Unset without a select key.
+  std::optional<int64_t> selection;
+  bool rotates = true;
 };
 
 /// Largest total size of a run's arrays (inputs, outputs and a generated
@@ -49,9 +55,19 @@ constexpr size_t kMaxReferenceBytes = size_t(4) << 30;
 ///  - topk_ids: each token routed to topk distinct random experts;
 ///  - w_q, w_s (given both or neither): quant_weight, with the spec's K, N,
 ///    RS, rot, scale, inter, layout and wlayout and round=rne, of a random
-///    bf16 W drawn exactly as quant_weight's `w` and with the same `r`.
+///    bf16 W drawn exactly as quant_weight's `w` and with the same `r`;
+///  - layer_mask: each entry 0 or 1 with probability 1/2.
+/// `selection` is selective rotation's launch value (select=flag: rotate,
+/// select=mask: layer); missing, it is drawn from the seed (a flag of 0 or
+/// 1, a layer in 0..layers-1). Given to a spec without select, or a layer
+/// outside the mask, it is an error that names it.
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
-                                  uint64_t seed);
+                                  uint64_t seed,
+                                  std::optional<int64_t> selection = std::nullopt);
+
+/// "rotate=1 (rotates)" or "layer=3 (layer_mask[3] = 0: quant only)": what
+/// a selective run chose, for the CLI's output; empty without a selection.
+std::string describeSelection(const KernelSpec &spec, const ReferenceRun &run);
 
 } // namespace mxf::arrays
 

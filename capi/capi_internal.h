@@ -138,6 +138,17 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
 /// The emu device ignores streams, so it takes any.
 mxf_status checkStream(const char *function, const mxf_context &context, const void *stream);
 
+/// Selective rotation: a selection value exactly when the kernel takes one,
+/// inside its range (abi checkSelectionValue); the message names the other
+/// launch form when the caller used the wrong one.
+mxf_status checkSelection(const char *function, const mxf_kernel &kernel,
+                          std::optional<int64_t> selection);
+
+/// mxf_launch_strided and mxf_launch_selected: every check, then the launch.
+mxf_status launchChecked(const char *function, mxf_context *context, const mxf_kernel *kernel,
+                         int m, void *const *operands, const int64_t *rowStrides,
+                         size_t operandCount, std::optional<int64_t> selection, void *stream);
+
 /// The compiler a new context's kernel table gets: the in-process JIT in
 /// libmxforge (jit_full.cpp); in libmxforge_runtime (jit_none.cpp) a reader
 /// of the disk cache that compiles nothing, so that the runtime library

@@ -387,30 +387,72 @@ mxf_status mxf_launch(mxf_context *context, const mxf_kernel *kernel, int m,
 mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *kernel, int m,
                               void *const *operands, const int64_t *rowStrides,
                               size_t operandCount, void *stream) {
-  return guarded("mxf_launch", [&]() -> mxf_status {
-    if (!context)
-      return nullArgument("mxf_launch", "context");
-    if (!kernel)
-      return nullArgument("mxf_launch", "kernel");
-    if (mxf_status s = mxf::capi::checkStream("mxf_launch", *context, stream); s != MXF_SUCCESS)
-      return s;
-    mxf::capi::LaunchOperands checked;
-    if (mxf_status s = mxf::capi::checkLaunchOperands("mxf_launch", *context, *kernel, m, operands,
-                                                       rowStrides, operandCount, checked);
-        s != MXF_SUCCESS)
-      return s;
-    mxf::Status launched = mxf::runtime::launchSpecKernel(
-        *context->device, kernel->deviceKernel, kernel->handle->spec,
-        kernel->handle->object.launch, m, checked.args, checked.strides, stream);
-    if (!launched.ok())
-      return fail(MXF_ERROR_DEVICE, "mxf_launch: " + launched.message());
-    return MXF_SUCCESS;
-  });
+  return mxf::capi::launchChecked("mxf_launch", context, kernel, m, operands, rowStrides,
+                                  operandCount, std::nullopt, stream);
+}
+
+mxf_status mxf_launch_selected(mxf_context *context, const mxf_kernel *kernel, int m,
+                               void *const *operands, const int64_t *rowStrides,
+                               size_t operandCount, int32_t selection, void *stream) {
+  return mxf::capi::launchChecked("mxf_launch_selected", context, kernel, m, operands,
+                                  rowStrides, operandCount, selection, stream);
+}
+
+mxf_status mxf_kernel_get_selection(const mxf_kernel *kernel, const char **argName) {
+  if (!kernel)
+    return nullArgument("mxf_kernel_get_selection", "kernel");
+  if (!argName)
+    return nullArgument("mxf_kernel_get_selection", "arg_name");
+  *argName = mxf::selectionArgName(kernel->handle->spec);
+  return MXF_SUCCESS;
 }
 
 } // extern "C"
 
 namespace mxf::capi {
+
+mxf_status launchChecked(const char *function, mxf_context *context, const mxf_kernel *kernel,
+                         int m, void *const *operands, const int64_t *rowStrides,
+                         size_t operandCount, std::optional<int64_t> selection, void *stream) {
+  return guarded(function, [&]() -> mxf_status {
+    if (!context)
+      return nullArgument(function, "context");
+    if (!kernel)
+      return nullArgument(function, "kernel");
+    if (mxf_status s = mxf::capi::checkStream(function, *context, stream); s != MXF_SUCCESS)
+      return s;
+    mxf::capi::LaunchOperands checked;
+    if (mxf_status s = mxf::capi::checkLaunchOperands(function, *context, *kernel, m, operands,
+                                                       rowStrides, operandCount, checked);
+        s != MXF_SUCCESS)
+      return s;
+    if (mxf_status s = checkSelection(function, *kernel, selection); s != MXF_SUCCESS)
+      return s;
+    mxf::Status launched = mxf::runtime::launchSpecKernel(
+        *context->device, kernel->deviceKernel, kernel->handle->spec,
+        kernel->handle->object.launch, m, checked.args, checked.strides, stream, nullptr,
+        selection);
+    if (!launched.ok())
+      return fail(MXF_ERROR_DEVICE, std::string(function) + ": " + launched.message());
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status checkSelection(const char *function, const mxf_kernel &kernel,
+                          std::optional<int64_t> selection) {
+  mxf::Status valid = mxf::checkSelectionValue(kernel.handle->spec, selection);
+  if (valid.ok())
+    return MXF_SUCCESS;
+  // A value where none is taken, or none where one is: name the other form.
+  const bool selects = mxf::selectionArgName(kernel.handle->spec) != nullptr;
+  std::string hint;
+  if (!selects && selection)
+    hint = " (launch it with mxf_launch_strided or mxf_kernel_launch_params)";
+  else if (selects && !selection)
+    hint = " (launch it with mxf_launch_selected or mxf_kernel_launch_params_selected)";
+  return fail(MXF_ERROR_INVALID_ARGUMENT,
+              std::string(function) + ": " + kernel.name + ": " + valid.message() + hint);
+}
 
 mxf_status checkStream(const char *function, const mxf_context &context, const void *stream) {
   if (stream || !context.strict || context.onlyOwnBuffers)

@@ -19,14 +19,13 @@ using mxf::capi::fail;
 using mxf::capi::guarded;
 using mxf::capi::nullArgument;
 
-extern "C" {
+namespace {
 
-mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m, void *const *operands,
-                                    const int64_t *rowStrides, size_t operandCount,
-                                    void *kernarg, size_t kernargCapacity,
-                                    mxf_launch_params *params) {
-  return guarded("mxf_kernel_launch_params", [&]() -> mxf_status {
-    const char *function = "mxf_kernel_launch_params";
+mxf_status packLaunch(const char *function, const mxf_kernel *kernel, int m,
+                      void *const *operands, const int64_t *rowStrides, size_t operandCount,
+                      std::optional<int64_t> selection, void *kernarg, size_t kernargCapacity,
+                      mxf_launch_params *params) {
+  return guarded(function, [&]() -> mxf_status {
     if (!kernel)
       return nullArgument(function, "kernel");
     if (!params)
@@ -38,9 +37,12 @@ mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m, void *const
                                                        checked);
         s != MXF_SUCCESS)
       return s;
+    if (mxf_status s = mxf::capi::checkSelection(function, *kernel, selection); s != MXF_SUCCESS)
+      return s;
     const mxf::CodeObject &object = kernel->handle->object;
     mxf::Result<mxf::runtime::SpecLaunchArgs> prepared = mxf::runtime::specLaunchArgs(
-        kernel->handle->spec, object.launch, m, checked.args, checked.strides);
+        kernel->handle->spec, object.launch, m, checked.args, checked.strides, nullptr,
+        selection);
     if (!prepared.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prepared.error());
     const mxf::runtime::LaunchConfig &config = prepared.value().config;
@@ -66,6 +68,28 @@ mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m, void *const
     std::memcpy(kernarg, packed.value().data(), packed.value().size());
     return MXF_SUCCESS;
   });
+}
+
+} // namespace
+
+extern "C" {
+
+
+mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m, void *const *operands,
+                                    const int64_t *rowStrides, size_t operandCount,
+                                    void *kernarg, size_t kernargCapacity,
+                                    mxf_launch_params *params) {
+  return packLaunch("mxf_kernel_launch_params", kernel, m, operands, rowStrides, operandCount,
+                    std::nullopt, kernarg, kernargCapacity, params);
+}
+
+mxf_status mxf_kernel_launch_params_selected(const mxf_kernel *kernel, int m,
+                                             void *const *operands, const int64_t *rowStrides,
+                                             size_t operandCount, int32_t selection,
+                                             void *kernarg, size_t kernargCapacity,
+                                             mxf_launch_params *params) {
+  return packLaunch("mxf_kernel_launch_params_selected", kernel, m, operands, rowStrides,
+                    operandCount, selection, kernarg, kernargCapacity, params);
 }
 
 mxf_status mxf_kernel_code_object(const mxf_kernel *kernel, const void **bytes, size_t *size) {

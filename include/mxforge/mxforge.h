@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 2
+#define MXFORGE_API_VERSION_MINOR 3
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -190,11 +190,31 @@ MXF_API mxf_status mxf_launch_strided(mxf_context *context, const mxf_kernel *ke
                                       void *const *operands, const int64_t *row_strides,
                                       size_t operand_count, void *stream);
 
+/* Selective rotation (specs with select=flag|mask, docs/templates.md): one
+ * kernel that rotates or takes the quant-only path per launch. `*arg_name`
+ * is the kernel's by-value selection argument, "rotate" (select=flag:
+ * nonzero rotates) or "layer" (select=mask: the index into the operand
+ * layer_mask, whose nonzero entries rotate; the mask stays in device memory,
+ * so a captured graph follows a rewritten mask), or NULL for a kernel
+ * without one. Such a kernel is launched with mxf_launch_selected or
+ * mxf_kernel_launch_params_selected; mxf_launch, mxf_launch_strided and
+ * mxf_kernel_launch_params refuse it (there is no default path), and the
+ * _selected forms refuse a kernel without one. */
+MXF_API mxf_status mxf_kernel_get_selection(const mxf_kernel *kernel, const char **arg_name);
+
+/* mxf_launch_strided with the kernel's selection value (`rotate` or
+ * `layer`, as mxf_kernel_get_selection names it). A layer outside
+ * 0..layers-1 is refused. */
+MXF_API mxf_status mxf_launch_selected(mxf_context *context, const mxf_kernel *kernel, int m,
+                                       void *const *operands, const int64_t *row_strides,
+                                       size_t operand_count, int32_t selection, void *stream);
+
 /* How to launch `kernel` for `m` rows yourself (your own stream, a graph,
  * another runtime), from the launch record compiled with it: grid and
  * workgroup, the code object's bytes (valid while the context lives) and
  * the limits. The kernel arguments are the operand pointers in
- * mxf_kernel_get_operand order, then m and each row stride as i32. */
+ * mxf_kernel_get_operand order, then m and each row stride as i32, then
+ * the selection value as i32 for a kernel that has one. */
 typedef struct mxf_launch_info {
   uint32_t grid[3];      /* workgroups */
   uint32_t workgroup[3]; /* work-items per workgroup */
@@ -230,6 +250,14 @@ MXF_API mxf_status mxf_kernel_launch_params(const mxf_kernel *kernel, int m,
                                             void *const *operands, const int64_t *row_strides,
                                             size_t operand_count, void *kernarg,
                                             size_t kernarg_capacity, mxf_launch_params *params);
+/* mxf_kernel_launch_params with the kernel's selection value (see
+ * mxf_kernel_get_selection): packed after the row strides. */
+MXF_API mxf_status mxf_kernel_launch_params_selected(const mxf_kernel *kernel, int m,
+                                                     void *const *operands,
+                                                     const int64_t *row_strides,
+                                                     size_t operand_count, int32_t selection,
+                                                     void *kernarg, size_t kernarg_capacity,
+                                                     mxf_launch_params *params);
 
 /* The kernel's code object (a gfx950 ELF, valid while the context lives)
  * and the symbol to look up in it (the kernel's name, without ".kd"). */

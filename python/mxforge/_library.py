@@ -140,6 +140,8 @@ _PROTOTYPES = {
     "mxf_kernel_get_launch": (_status, [_vp, _c.c_int, _c.POINTER(LaunchInfo)]),
     "mxf_launch_strided": (_status, [_vp, _vp, _c.c_int, _c.POINTER(_vp),
                                      _c.POINTER(_c.c_int64), _size, _vp]),
+    "mxf_launch_selected": (_status, [_vp, _vp, _c.c_int, _c.POINTER(_vp),
+                                      _c.POINTER(_c.c_int64), _size, _c.c_int32, _vp]),
     "mxf_malloc": (_status, [_vp, _size, _c.POINTER(_vp)]),
     "mxf_free": (_status, [_vp, _vp]),
     "mxf_memcpy_to_device": (_status, [_vp, _vp, _vp, _size]),

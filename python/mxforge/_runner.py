@@ -111,10 +111,34 @@ def _target_device(views):
         f"emulator and ROCm (HIP) tensors on the GPU")
 
 
-def run(family, spec, arrays, out=None, known_views=None):
+def _selection_value(spec, selection):
+    """The launch's selection value for `spec` (None when the spec has no
+    select key), or ArgumentError naming the keyword the spec needs."""
+    wanted = ("rotate" if ",select=flag," in spec else
+              "layer" if ",select=mask," in spec else None)
+    given = selection[0] if selection else None
+    if wanted is None:
+        if given is not None:
+            raise errors.ArgumentError(
+                f"{given}= is given, but {spec} always rotates (add select=flag or "
+                f"select=mask,layers=N to choose per launch)")
+        return None
+    if given != wanted:
+        need = ("rotate=True or rotate=False" if wanted == "rotate" else
+                "layer=<index> and layer_mask=<[layers] int32>")
+        raise errors.ArgumentError(f"{spec} chooses its rotation per launch: pass {need}")
+    value = selection[1]
+    if not -2**31 <= value < 2**31:
+        raise errors.ArgumentError(f"{given}={value} does not fit the kernel's int32")
+    return value
+
+
+def run(family, spec, arrays, out=None, known_views=None, selection=None):
     """Launches `spec` (a canonical spec of `family`) on `arrays` ({name:
     value} of the inputs given; `known_views` the ArrayViews already made of
-    some). Returns ({output name: array}, KernelRun)."""
+    some). `selection` is selective rotation's ("rotate"|"layer", value).
+    Returns ({output name: array}, KernelRun)."""
+    selection_value = _selection_value(spec, selection)
     known_views = known_views or {}
     views = {}
     for name in family.inputs:
@@ -180,9 +204,10 @@ def run(family, spec, arrays, out=None, known_views=None):
                 _arrays.allocate(like, operand.shape, operand.element, device),
                 operand.name, operand.element)
     if device == "emu":
-        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs)
+        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value)
     else:
-        _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs)
+        _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs,
+                       selection_value)
     run_info = KernelRun(ran_spec, name, origin, bucket, device, m)
     return {name: outputs[name].value for name in family.outputs}, run_info
 
@@ -197,7 +222,18 @@ def _device_guard(device):
     return torch.cuda.device(int(device.partition(":")[2]))
 
 
-def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs):
+def _launch(context, kernel, m, pointers, strides, count, stream, selection_value):
+    """mxf_launch_strided, or mxf_launch_selected for selective rotation."""
+    library = _lib.lib()
+    if selection_value is None:
+        status = library.mxf_launch_strided(context, kernel, m, pointers, strides, count, stream)
+    else:
+        status = library.mxf_launch_selected(context, kernel, m, pointers, strides, count,
+                                             selection_value, stream)
+    _lib.check(status, errors.LaunchError)
+
+
+def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value):
     """Copies the inputs into emulator memory (spans with their row gaps, so
     strides go through as they are), launches, copies the outputs back."""
     library = _lib.lib()
@@ -220,8 +256,7 @@ def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs):
                     strides[i] = _row_stride(view)
             # Outputs are dense on the emulator; a strided out= is filled row
             # by row below, so its gaps are never written.
-        _lib.check(library.mxf_launch_strided(context, kernel, m, pointers, strides,
-                                              len(operand_list), None), errors.LaunchError)
+        _launch(context, kernel, m, pointers, strides, len(operand_list), None, selection_value)
         for i, operand in enumerate(operand_list):
             if not operand.is_output:
                 continue
@@ -263,7 +298,7 @@ def _assign(view, dense):
         view.value[...] = dense.view(view.value.dtype)
 
 
-def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs):
+def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs, selection_value):
     """Direct device pointers and row strides on torch's current stream of
     the tensor's device; the caller's current device is restored after.
     (Written to the C API's contract; not run here: no AMD GPU on the
@@ -279,6 +314,5 @@ def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs):
             strides[i] = _row_stride(view)
     with torch.cuda.device(index):
         stream = torch.cuda.current_stream(index).cuda_stream
-        _lib.check(_lib.lib().mxf_launch_strided(context, kernel, m, pointers, strides,
-                                                 len(operand_list), ctypes.c_void_p(stream)),
-                   errors.LaunchError)
+        _launch(context, kernel, m, pointers, strides, len(operand_list),
+                ctypes.c_void_p(stream), selection_value)

@@ -79,8 +79,10 @@ class QuantWeightResult(RotateQuantResult):
 
 FAMILIES = {
     "rotate_quant": Family(
-        op="rotate_quant", inputs=("x", "r", "seed"), optional=("r", "seed"),
-        elements={"x": "bf16", "r": "bf16", "seed": "i32", "q": "i8", "s": "i8"},
+        op="rotate_quant", inputs=("x", "r", "seed", "layer_mask"),
+        optional=("r", "seed", "layer_mask"),
+        elements={"x": "bf16", "r": "bf16", "seed": "i32", "layer_mask": "i32", "q": "i8",
+                  "s": "i8"},
         outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": (2,)},
         result=RotateQuantResult),
     "rotate_quant_moe": Family(
@@ -141,13 +143,35 @@ def _canonical_for(op, spec, keys, defaults, function):
     return specs.canonical(specs.build_spec(op, spec, dict(keys), dict(defaults), function))
 
 
-def call(op, arrays, spec, out, keys):
-    """What every family's function does: spec, run, wrap the result."""
+def call(op, arrays, spec, out, keys, selection=None):
+    """What every family's function does: spec, run, wrap the result.
+    `selection` is selective rotation's launch value ("rotate" or "layer",
+    value) or None."""
     family = FAMILIES[op]
     views = {}
     canonical = family_spec(family, arrays, spec, keys, op, views)
-    outputs, run = _runner.run(family, canonical, arrays, out, views)
+    outputs, run = _runner.run(family, canonical, arrays, out, views, selection)
     return family.result(outputs, run)
+
+
+def _selection(rotate, layer, layer_mask):
+    """("rotate", int) or ("layer", int) from rotate_quant's keywords, or
+    None; the spec's select key says which one the kernel takes (the runner
+    checks that they agree)."""
+    if rotate is not None and (layer is not None or layer_mask is not None):
+        raise errors.ArgumentError(
+            "rotate= goes with select=flag, layer= and layer_mask= with select=mask: give "
+            "one or the other")
+    if rotate is not None:
+        if not isinstance(rotate, (bool, int)):
+            raise errors.ArgumentTypeError(
+                f"rotate must be a bool or an int, got {type(rotate).__name__}")
+        return ("rotate", 1 if rotate is True else int(rotate))
+    if layer is not None:
+        if isinstance(layer, bool) or not isinstance(layer, int):
+            raise errors.ArgumentTypeError(f"layer must be an int, got {type(layer).__name__}")
+        return ("layer", layer)
+    return None
 
 
 def _seed_array(seed, like):
@@ -163,7 +187,8 @@ def _seed_array(seed, like):
     return value
 
 
-def rotate_quant(x, spec=None, r=None, out=None, seed=None, **spec_keys):
+def rotate_quant(x, spec=None, r=None, out=None, seed=None, rotate=None, layer=None,
+                 layer_mask=None, **spec_keys):
     """Rotates and MX-quantizes the rows of `x` ([m, K] bf16: a torch.bfloat16
     tensor, or a numpy uint16 array of bf16 bit patterns).
 
@@ -180,9 +205,17 @@ def rotate_quant(x, spec=None, r=None, out=None, seed=None, **spec_keys):
     round="sr", `seed` (an int, or a [1] int32 array on x's device, which a
     captured graph may change between replays) seeds the stochastic
     rounding: the same seed gives the same bytes.
+
+    Selective rotation (docs/templates.md): with select="flag", `rotate`
+    (a bool or int, nonzero rotates) chooses the path of this launch; with
+    select="mask" and layers=N, `layer_mask` ([N] int32, nonzero rotates; on
+    x's device, where a captured graph sees it rewritten) and `layer` (the
+    index, 0..N-1) do. The other path is quantization alone, bit for bit the
+    RS=0 result.
     """
-    return call("rotate_quant", {"x": x, "r": r, "seed": _seed_array(seed, x)}, spec, out,
-                spec_keys)
+    selection = _selection(rotate, layer, layer_mask)
+    return call("rotate_quant", {"x": x, "r": r, "seed": _seed_array(seed, x),
+                                 "layer_mask": layer_mask}, spec, out, spec_keys, selection)
 
 
 def quant_weight(w, spec=None, r=None, out=None, **spec_keys):

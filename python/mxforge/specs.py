@@ -16,8 +16,8 @@ from . import errors
 
 # Every spec key (docs/spec.md), by its lower-case spelling. Which keys an op
 # takes is the C parser's business; this only maps Python keywords.
-SPEC_KEYS = ("K", "RS", "rot", "rconv", "M", "topk", "E", "block", "stage", "emask", "N", "fmt", "scale",
-             "round", "inter", "layout", "wlayout", "arch")
+SPEC_KEYS = ("K", "RS", "rot", "rconv", "select", "layers", "M", "topk", "E", "block", "stage",
+             "emask", "N", "fmt", "scale", "round", "inter", "layout", "wlayout", "arch")
 _KEY_BY_LOWER = {key.lower(): key for key in SPEC_KEYS}
 
 LARGEST_M_BUCKET = 256  # spec/buckets.h: kLargestMBucket; a launch takes 1 <= m <= 256

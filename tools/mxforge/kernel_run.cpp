@@ -112,6 +112,7 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
   }
   runtime::SpecLaunchOptions options;
   options.poison = kPoison;
+  options.selection = reference.selection; // selective rotation: the path the reference took
   auto start = std::chrono::steady_clock::now();
   Result<runtime::SpecLaunch> launched =
       runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, kernel.code.launch, spec,

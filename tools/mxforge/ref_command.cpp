@@ -87,6 +87,8 @@ void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const arrays::Referenc
     uses.push_back("round=sr");
   if (!uses.empty())
     out << "seed: " << seed << " (" << llvm::join(uses, "; ") << ")\n";
+  if (std::string chosen = arrays::describeSelection(spec, run); !chosen.empty())
+    out << "selection: " << chosen << " (drawn from the seed)\n";
 }
 
 } // namespace

@@ -58,6 +58,14 @@ cl::list<std::string> outFlag("out", cl::sub(runCommand), cl::value_desc("NAME=F
 cl::opt<std::string> seedFlag("seed", cl::sub(runCommand), cl::value_desc("S"),
                               cl::desc("Seed of generated inputs (default: fresh, printed)"),
                               cl::cat(mxforgeCategory()));
+cl::opt<std::string> rotateFlag("rotate", cl::sub(runCommand), cl::value_desc("N"),
+                                cl::desc("select=flag: the launch's rotate value, nonzero "
+                                         "rotates (default: drawn from the seed)"),
+                                cl::cat(mxforgeCategory()));
+cl::opt<std::string> layerFlag("layer", cl::sub(runCommand), cl::value_desc("N"),
+                               cl::desc("select=mask: the launch's layer, an index into "
+                                        "layer_mask (default: drawn from the seed)"),
+                               cl::cat(mxforgeCategory()));
 cl::opt<bool> checkFlag("check", cl::sub(runCommand),
                         cl::desc("Compare every output byte with the reference"),
                         cl::cat(mxforgeCategory()));
@@ -90,6 +98,29 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   Result<KernelSpec> spec = parseSpec(specFlag);
   if (!spec.ok())
     return reportError(err, "invalid spec: " + spec.error());
+  // Selective rotation's launch value: --rotate for select=flag, --layer
+  // for select=mask (runReference checks its range and that the spec takes
+  // one).
+  std::optional<int64_t> selection;
+  if (rotateFlag.getNumOccurrences() && layerFlag.getNumOccurrences())
+    return reportError(err, "--rotate goes with select=flag, --layer with select=mask: give one",
+                       kExitUsage);
+  for (auto *flag : {&rotateFlag, &layerFlag}) {
+    if (!flag->getNumOccurrences())
+      continue;
+    const char *name = flag == &rotateFlag ? "rotate" : "layer";
+    Result<int> parsed = parseIntFlag(name, *flag);
+    if (!parsed.ok())
+      return reportError(err, parsed.error(), kExitUsage);
+    const char *wanted = selectionArgName(spec.value());
+    if (!wanted || std::string(wanted) != name)
+      return reportError(err, std::string("--") + name + " is given, but " +
+                                  printSpec(spec.value()) +
+                                  (wanted ? std::string(" takes --") + wanted
+                                          : std::string(" has no select key (it always "
+                                                        "rotates)")));
+    selection = parsed.value();
+  }
   // The bucket, or N for quant_weight (which always runs its N rows; a
   // --M other than N is refused by the launch, naming the rule).
   int m = int(maxLaunchRows(spec.value()));
@@ -127,12 +158,16 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     given.emplace(file.name, std::move(array.value()));
   }
   // The reference run also validates the given inputs and generates the rest.
-  Result<arrays::ReferenceRun> reference = arrays::runReference(spec.value(), m, given, seed);
+  Result<arrays::ReferenceRun> reference =
+      arrays::runReference(spec.value(), m, given, seed, selection);
   if (!reference.ok())
     return reportError(err, reference.error());
   if (!reference.value().generated.empty())
     out << "seed: " << seed << " (generated: " << llvm::join(reference.value().generated, ", ")
         << ")\n";
+  if (std::string chosen = arrays::describeSelection(spec.value(), reference.value());
+      !chosen.empty())
+    out << "selection: " << chosen << (selection ? "" : " (drawn from the seed)") << "\n";
 
   Result<CompiledKernel> kernel = obtainKernel(spec.value(), hsacoPath, kernelName);
   if (!kernel.ok())

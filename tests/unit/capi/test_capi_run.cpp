@@ -338,3 +338,121 @@ TEST(CapiRun, MoeKernelsLaunchAndMalformedIdsAreRefused) {
 
 } // namespace
 } // namespace mxf
+
+namespace mxf {
+namespace {
+
+/// Selective rotation through the C API: the selection value picks the
+/// path (the rotated spec's or the RS=0 spec's reference bytes), the packed
+/// launch of an engine carries it too, and the wrong launch form or a layer
+/// outside the mask is refused by name before anything runs.
+TEST(CApiRun, SelectiveRotationLaunchesAndRefusals) {
+  testing::ContextPtr context(testing::emuContext());
+  ASSERT_TRUE(context);
+  const char *spec = "rotate_quant:K=512,RS=64,rot=hadamard,M=8,select=mask,layers=4";
+  const int m = 3;
+  const mxf_kernel *kernel = nullptr, *plain = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), spec, m, &kernel), MXF_SUCCESS) << testing::lastError();
+  ASSERT_EQ(mxf_find_kernel(context.get(), "rotate_quant:K=512,RS=64,M=8", m, &plain),
+            MXF_SUCCESS);
+  const char *argName = "unset";
+  ASSERT_EQ(mxf_kernel_get_selection(kernel, &argName), MXF_SUCCESS);
+  EXPECT_STREQ(argName, "layer");
+  ASSERT_EQ(mxf_kernel_get_selection(plain, &argName), MXF_SUCCESS);
+  EXPECT_EQ(argName, nullptr);
+  EXPECT_EQ(mxf_kernel_get_selection(kernel, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+
+  mxf_kernel_info info;
+  ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+  ASSERT_EQ(info.operand_count, 4u); // x, layer_mask, q, s
+  mxf_operand_info maskInfo;
+  ASSERT_EQ(mxf_kernel_get_operand(kernel, 1, &maskInfo), MXF_SUCCESS);
+  EXPECT_STREQ(maskInfo.name, "layer_mask");
+  EXPECT_EQ(maskInfo.bytes, 16u);
+
+  std::mt19937_64 rng(testing::testSeed("CApiRun.SelectiveRotationLaunchesAndRefusals"));
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint16_t> x(size_t(m) * 512);
+  for (uint16_t &value : x)
+    value = bf16(normal(rng) * (rng() % 40 == 0 ? 20.0f : 1.0f));
+  const int32_t mask[4] = {0, 1, 0, 1};
+  const size_t qBytes = size_t(m) * 256, sBytes = size_t(m) * 16;
+  void *buffers[4];
+  const size_t sizes[4] = {x.size() * 2, sizeof mask, qBytes, sBytes};
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(mxf_malloc(context.get(), sizes[i], &buffers[i]), MXF_SUCCESS);
+  ASSERT_EQ(mxf_memcpy_to_device(context.get(), buffers[0], x.data(), sizes[0]), MXF_SUCCESS);
+  ASSERT_EQ(mxf_memcpy_to_device(context.get(), buffers[1], mask, sizeof mask), MXF_SUCCESS);
+  auto poisonAndRead = [&](bool read) {
+    std::vector<uint8_t> bytes(qBytes + sBytes, kPoison);
+    if (read) {
+      EXPECT_EQ(mxf_memcpy_to_host(context.get(), bytes.data(), buffers[2], qBytes), MXF_SUCCESS);
+      EXPECT_EQ(mxf_memcpy_to_host(context.get(), bytes.data() + qBytes, buffers[3], sBytes),
+                MXF_SUCCESS);
+      return bytes;
+    }
+    EXPECT_EQ(mxf_memcpy_to_device(context.get(), buffers[2], bytes.data(), qBytes), MXF_SUCCESS);
+    EXPECT_EQ(mxf_memcpy_to_device(context.get(), buffers[3], bytes.data(), sBytes), MXF_SUCCESS);
+    return bytes;
+  };
+  auto reference = [&](const char *text) {
+    std::vector<uint8_t> bytes(qBytes + sBytes);
+    size_t qWritten = 0, sWritten = 0;
+    EXPECT_EQ(mxf_reference(text, m, x.data(), nullptr, bytes.data(), qBytes, &qWritten,
+                            bytes.data() + qBytes, sBytes, &sWritten),
+              MXF_SUCCESS)
+        << testing::lastError();
+    return bytes;
+  };
+  const std::vector<uint8_t> rotated = reference("rotate_quant:K=512,RS=64,rot=hadamard,M=8");
+  const std::vector<uint8_t> unrotated = reference("rotate_quant:K=512,RS=0,M=8");
+  ASSERT_NE(rotated, unrotated);
+
+  for (int32_t layer = 0; layer < 4; ++layer) {
+    poisonAndRead(false);
+    ASSERT_EQ(mxf_launch_selected(context.get(), kernel, m, buffers, nullptr, 4, layer, nullptr),
+              MXF_SUCCESS)
+        << testing::lastError();
+    EXPECT_EQ(poisonAndRead(true), mask[layer] ? rotated : unrotated) << "layer " << layer;
+  }
+  // An engine's packed launch carries the layer after the row strides.
+  mxf_launch_params params;
+  std::vector<uint8_t> kernarg(512);
+  ASSERT_EQ(mxf_kernel_launch_params_selected(kernel, m, buffers, nullptr, 4, 3, kernarg.data(),
+                                              kernarg.size(), &params),
+            MXF_SUCCESS)
+      << testing::lastError();
+  poisonAndRead(false);
+  ASSERT_EQ(mxf_launch_packed(context.get(), kernel, &params, kernarg.data(),
+                              params.kernarg_bytes, nullptr),
+            MXF_SUCCESS)
+      << testing::lastError();
+  EXPECT_EQ(poisonAndRead(true), rotated);
+
+  // Refusals, each before anything runs (the outputs keep their poison).
+  const std::vector<uint8_t> poisoned = poisonAndRead(false);
+  auto refused = [&](mxf_status status, std::initializer_list<const char *> parts) {
+    EXPECT_EQ(status, MXF_ERROR_INVALID_ARGUMENT);
+    const std::string message = testing::lastError();
+    for (const char *part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+    EXPECT_EQ(poisonAndRead(true), poisoned);
+  };
+  refused(mxf_launch(context.get(), kernel, m, buffers, 4, nullptr),
+          {"mxf_launch", "select=mask needs the by-value 'layer'", "mxf_launch_selected"});
+  refused(mxf_launch_selected(context.get(), kernel, m, buffers, nullptr, 4, 4, nullptr),
+          {"mxf_launch_selected", "layer=4 is outside 0..3"});
+  refused(mxf_launch_selected(context.get(), kernel, m, buffers, nullptr, 4, -1, nullptr),
+          {"layer=-1"});
+  refused(mxf_kernel_launch_params(kernel, m, buffers, nullptr, 4, kernarg.data(),
+                                   kernarg.size(), &params),
+          {"mxf_kernel_launch_params", "'layer'", "mxf_kernel_launch_params_selected"});
+  void *plainBuffers[3] = {buffers[0], buffers[2], buffers[3]};
+  refused(mxf_launch_selected(context.get(), plain, m, plainBuffers, nullptr, 3, 1, nullptr),
+          {"select=off", "no rotate or layer value", "mxf_launch_strided"});
+  for (void *buffer : buffers)
+    EXPECT_EQ(mxf_free(context.get(), buffer), MXF_SUCCESS);
+}
+
+} // namespace
+} // namespace mxf

@@ -1,0 +1,84 @@
+"""Selective rotation from Python: rotate_quant with select="flag" or
+select="mask" takes the rotated or the quant-only path per call, each byte
+for byte the reference of the spec without the selection (rotated) or of
+RS=0 (not); wrong or missing selection arguments are refused by name."""
+
+import numpy as np
+import pytest
+import torch
+
+import mxforge
+from helpers import mismatch, random_m, random_x, to_torch
+
+
+def expect_equal(actual, expected, what):
+    problem = mismatch(actual, expected, what)
+    assert problem is None, problem
+
+
+def references(x, keys):
+    """(rotated, unrotated) references of `keys` (no select key in them)."""
+    rotated = mxforge.reference(None, x, **keys)
+    plain = mxforge.reference(None, x, **dict(keys, rs=0, rot="none"))
+    return rotated, plain
+
+
+@pytest.mark.parametrize("kind", ["torch", "numpy"])
+def test_flag_chooses_the_path(rng, kind):
+    rs = rng.choice((32, 64, 128))
+    keys = {"k": rs * rng.randint(2, 8), "rs": rs, "rot": rng.choice(("hadamard", "hadamard_butterfly"))
+            if rs == 32 else "hadamard", "scale": rng.choice(("even", "rceil", "floor")),
+            "layout": rng.choice(("plain", "a4w4_shuffle"))}
+    m = random_m(rng)
+    x = random_x(rng, m, keys["k"])
+    print(f"keys {keys}, m={m}")
+    (q_rot, s_rot), (q_plain, s_plain) = references(x, keys)
+    arg = to_torch(x) if kind == "torch" else x
+    for rotate, (q_ref, s_ref) in ((True, (q_rot, s_rot)), (False, (q_plain, s_plain)),
+                                   (-7, (q_rot, s_rot)), (0, (q_plain, s_plain))):
+        result = mxforge.rotate_quant(arg, select="flag", rotate=rotate, **keys)
+        assert ",select=flag," in result.spec
+        expect_equal(result.q, q_ref, f"q of {result.spec} rotate={rotate} m={m}")
+        expect_equal(result.s, s_ref, f"s of {result.spec} rotate={rotate} m={m}")
+
+
+def test_mask_entry_of_the_layer_decides(rng):
+    layers = rng.randint(2, 64)
+    keys = {"k": 512, "rs": 64, "fmt": rng.choice(("fp4", "fp8_e4m3", "fp6_e2m3"))}
+    m = random_m(rng)
+    x = random_x(rng, m, 512)
+    mask = np.array([rng.randint(0, 1) for _ in range(layers)], dtype=np.int32)
+    mask[0], mask[-1] = 1, 0
+    print(f"keys {keys}, layers={layers}, mask {mask.tolist()}, m={m}")
+    (q_rot, _), (q_plain, _) = references(x, keys)
+    for layer in sorted({0, layers - 1, rng.randrange(layers)}):
+        result = mxforge.rotate_quant(to_torch(x), select="mask", layers=layers, layer=layer,
+                                      layer_mask=torch.from_numpy(mask), **keys)
+        expect_equal(result.q, q_rot if mask[layer] else q_plain,
+                     f"q of {result.spec} layer={layer} (entry {mask[layer]})")
+
+
+def test_bad_selection_arguments_are_refused_by_name(rng):
+    x = random_x(rng, 2, 512)
+    mask = np.ones(4, dtype=np.int32)
+    with pytest.raises(mxforge.ArgumentError, match="pass rotate=True or rotate=False"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="flag")
+    with pytest.raises(mxforge.ArgumentError, match="layer=<index> and layer_mask"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, rotate=True)
+    with pytest.raises(mxforge.ArgumentError, match="always rotates"):
+        mxforge.rotate_quant(x, k=512, rs=64, rotate=True)
+    with pytest.raises(mxforge.ArgumentError, match="one or the other"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, rotate=1, layer=0,
+                             layer_mask=mask)
+    with pytest.raises(mxforge.ArgumentTypeError, match="layer must be an int"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, layer=1.0,
+                             layer_mask=mask)
+    with pytest.raises(mxforge.ArgumentError, match="layer_mask"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, layer=0)  # no mask
+    with pytest.raises(mxforge.ArgumentError, match="layer_mask must have shape"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, layer=0,
+                             layer_mask=np.ones(5, dtype=np.int32))
+    with pytest.raises(mxforge.Error, match="layer=4 is outside 0..3"):
+        mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, layer=4, layer_mask=mask)
+    with pytest.raises(mxforge.SpecError, match="select"):
+        mxforge.rotate_quant(x, k=512, select="flag", rotate=True)  # RS=0: nothing to select
