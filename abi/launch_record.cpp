@@ -2,6 +2,8 @@
 
 #include "abi/launch_record.h"
 
+#include "support/printable.h"
+
 #include <string>
 
 namespace mxf {
@@ -56,13 +58,16 @@ Status LaunchRecord::validate() const {
 }
 
 Status LaunchRecord::checkAgainst(const KernelInfo &kernel) const {
+  // The name comes from a code object that may be damaged (a bundle, a
+  // cache entry): escaped, so the message stays one printable line.
+  const std::string name = printable(kernel.name);
   if (Status valid = validate(); !valid.ok())
-    return Status::failure(kernel.name + ": " + valid.message());
+    return Status::failure(name + ": " + valid.message());
   if (ldsBytes != kernel.ldsBytes)
-    return Status::failure(kernel.name + ": the launch record says " + str(ldsBytes) +
+    return Status::failure(name + ": the launch record says " + str(ldsBytes) +
                            " LDS bytes, the code object's metadata " + str(kernel.ldsBytes));
   if (kernel.maxWorkgroupSize != 0 && workgroupSize > kernel.maxWorkgroupSize)
-    return Status::failure(kernel.name + ": the launch record's workgroup of " +
+    return Status::failure(name + ": the launch record's workgroup of " +
                            str(workgroupSize) + " is over the code object's " +
                            ".max_flat_workgroup_size " + str(kernel.maxWorkgroupSize));
   return Status::success();

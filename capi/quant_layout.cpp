@@ -40,6 +40,8 @@ int scaleRuleValue(mxf::ScaleRule rule) {
     return MXF_SCALE_CEIL;
   case mxf::ScaleRule::Even126:
     return MXF_SCALE_EVEN126;
+  case mxf::ScaleRule::A6W6:
+    return MXF_SCALE_A6W6;
   }
   return -1;
 }

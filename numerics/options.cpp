@@ -33,8 +33,8 @@ const std::pair<RotationConvention, const char *> kRotationConventionNames[] = {
     {RotationConvention::XR, "xr"}, {RotationConvention::XRt, "xrt"}};
 const std::pair<Intermediate, const char *> kIntermediateNames[] = {
     {Intermediate::F32, "f32"}, {Intermediate::Bf16, "bf16"}};
-const std::pair<Rounding, const char *> kRoundingNames[] = {{Rounding::Rne, "rne"},
-                                                            {Rounding::Sr, "sr"}};
+const std::pair<Rounding, const char *> kRoundingNames[] = {
+    {Rounding::Rne, "rne"}, {Rounding::Sr, "sr"}, {Rounding::Rna, "rna"}};
 const std::pair<ScaleLayout, const char *> kScaleLayoutNames[] = {
     {ScaleLayout::Plain, "plain"}, {ScaleLayout::A4W4Shuffle, "a4w4_shuffle"}};
 const std::pair<WeightLayout, const char *> kWeightLayoutNames[] = {

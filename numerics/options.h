@@ -31,7 +31,10 @@ enum class RotationConvention : uint8_t { XR, XRt };
 enum class Intermediate : uint8_t { F32, Bf16 };
 
 /// Element rounding: nearest-even, or stochastic with the gfx950 PRNG.
-enum class Rounding : uint8_t { Rne, Sr };
+/// Element rounding: to nearest even (the hardware converts), stochastic,
+/// or AITER A6W6's half away from zero on the magnitude (fp6_e2m3 only:
+/// numerics/a6w6.h encodeE2M3HalfAway).
+enum class Rounding : uint8_t { Rne, Sr, Rna };
 
 /// Layout of E8M0 scale matrices.
 enum class ScaleLayout : uint8_t {

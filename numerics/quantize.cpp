@@ -2,6 +2,7 @@
 
 #include "numerics/quantize.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/stochastic.h"
 
 #include <cmath>
@@ -28,10 +29,18 @@ void quantizeRow(const QuantConfig &config, const float *values, size_t k, uint6
     for (size_t i = 0; i < kMxBlock; ++i) {
       size_t column = block * kMxBlock + i;
       const float value = elementToEncode(config.rule, v[i]);
-      codes[column] = config.rounding == Rounding::Rne
-                          ? encodeElemRne(config.format, value, scale)
-                          : encodeElemSr(config.format, value, scale,
-                                         srRandomForElement(config.seed, row * k + column));
+      switch (config.rounding) {
+      case Rounding::Rne:
+        codes[column] = encodeElemRne(config.format, value, scale);
+        break;
+      case Rounding::Sr:
+        codes[column] = encodeElemSr(config.format, value, scale,
+                                     srRandomForElement(config.seed, row * k + column));
+        break;
+      case Rounding::Rna: // fp6_e2m3 only (the spec's rule)
+        codes[column] = encodeE2M3HalfAway(value, scale);
+        break;
+      }
     }
   }
 }

@@ -21,6 +21,7 @@ const std::pair<ScaleRule, const char *> kRuleNames[] = {
     {ScaleRule::RceilRecip, "rceil_recip"},
     {ScaleRule::Ceil, "ceil"},
     {ScaleRule::Even126, "even126"},
+    {ScaleRule::A6W6, "a6w6"},
 };
 
 constexpr uint8_t kNanScale = 0xFF;
@@ -123,6 +124,19 @@ uint8_t computeScaleByte(ScaleRule rule, ElemFormat format, float amax) {
     uint32_t rounded = f32Bits(amax) + (1u << (22 - info.mbits));
     int s = int(exponentField(rounded & 0x7F800000u)) - 127 - info.emax;
     return biasedClamped(s, -126, 127);
+  }
+
+  case ScaleRule::A6W6: {
+    // AITER's A6W6 HIP packer on the exponent field E of amax: 0 -> byte
+    // 127 (scale 1), E = 0 (subnormal) -> -127, E = 255 (Inf; NaN too, our
+    // choice) -> 127, else E - 127 - emax (= floor(log2 amax) - emax),
+    // clamped to +-127. For fp6_e2m3 this is a6w6ScaleByte.
+    const uint32_t bits = f32Bits(amax);
+    if (amax == 0.0f)
+      return 127;
+    const int e = int(exponentField(bits));
+    const int s = e == 0 ? -127 : e == 255 ? 127 : e - 127 - info.emax;
+    return biasedClamped(s, -127, 127);
   }
   }
   return kNanScale;

@@ -25,10 +25,13 @@ enum class ScaleRule : uint8_t {
   Ceil,       // ceil(log2 amax) - emax
   Even126,    // seed 003 round_e2m3: EVEN on the exponent field, clamped
               // to [2^-126, 2^127]
+  A6W6,       // AITER A6W6's FLOOR on the exponent field: amax = 0 -> 2^0,
+              // Inf/NaN -> 2^127 (numerics/a6w6.h a6w6ScaleByte)
 };
 constexpr ScaleRule kAllScaleRules[] = {ScaleRule::Floor,      ScaleRule::Even,
                                         ScaleRule::Rceil,      ScaleRule::RceilRecip,
-                                        ScaleRule::Ceil,       ScaleRule::Even126};
+                                        ScaleRule::Ceil,       ScaleRule::Even126,
+                                        ScaleRule::A6W6};
 
 const char *scaleRuleName(ScaleRule rule); // spec spelling: floor, even, ...
 std::optional<ScaleRule> parseScaleRule(std::string_view name);

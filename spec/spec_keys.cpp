@@ -65,7 +65,7 @@ const RotationKind kAllRotationKinds[5] = {RotationKind::None, RotationKind::Had
                                            RotationKind::HadamardButterfly, RotationKind::Learned,
                                            RotationKind::LearnedPerBlock};
 const Intermediate kAllIntermediates[2] = {Intermediate::F32, Intermediate::Bf16};
-const Rounding kAllRoundings[2] = {Rounding::Rne, Rounding::Sr};
+const Rounding kAllRoundings[3] = {Rounding::Rne, Rounding::Sr, Rounding::Rna};
 const RotationConvention kAllRotationConventions[2] = {RotationConvention::XR,
                                                        RotationConvention::XRt};
 const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};

@@ -91,7 +91,7 @@ std::string joinedValues(SpecKey key);
 /// values in specs built in code.
 extern const RotationKind kAllRotationKinds[5];
 extern const Intermediate kAllIntermediates[2];
-extern const Rounding kAllRoundings[2];
+extern const Rounding kAllRoundings[3];
 extern const RotationConvention kAllRotationConventions[2];
 extern const ScaleLayout kAllScaleLayouts[2];
 extern const WeightLayout kAllWeightLayouts[3];

@@ -180,6 +180,11 @@ Status checkFormatAndLayouts(const KernelSpec &spec) {
                     (spec.op == KernelOp::RotateQuantGemm
                          ? " (fp4: A4W4; fp6_e2m3: W6A16, bf16 activations x MXFP6 weights)"
                          : ""));
+  // AITER A6W6's element rounding is defined on E2M3's level grid only.
+  if (spec.round == Rounding::Rna && spec.fmt != ElemFormat::E2M3)
+    return fail(spec, SpecKey::Round,
+                "round=rna (AITER A6W6's half away from zero) requires fmt=fp6_e2m3 (got fmt=" +
+                    std::string(formatInfo(spec.fmt).specName) + "); use round=rne or sr");
   if (spec.wlayout == WeightLayout::Preshuffle16x16) {
     if (spec.fmt != ElemFormat::E2M1)
       return fail(spec, SpecKey::Wlayout,

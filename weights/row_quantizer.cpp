@@ -18,6 +18,7 @@
 
 #include "weights/row_quantizer.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/packing.h"
 #include "numerics/stochastic.h"
 
@@ -152,8 +153,9 @@ void RowQuantizer::quantize(const float *values, uint64_t row, uint8_t *packed,
     }
     for (size_t i = 0; i < kMxBlock; ++i) {
       const size_t column = block * kMxBlock + i;
-      codes[i] = config_.rounding == Rounding::Rne
-                     ? encodeElemRne(format, v[i], scale)
+      codes[i] = config_.rounding == Rounding::Rne ? encodeElemRne(format, v[i], scale)
+                 : config_.rounding == Rounding::Rna
+                     ? encodeE2M3HalfAway(v[i], scale) // fp6_e2m3 only (the spec's rule)
                      : encodeElemSr(format, v[i], scale,
                                     srRandomForElement(config_.seed, row * k_ + column));
     }

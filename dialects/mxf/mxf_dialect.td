@@ -60,7 +60,8 @@ def Mxf_ScaleRule : I32EnumAttr<"ScaleRule", "E8M0 block scale rule", [
     I32EnumAttrCase<"rceil", 2>,
     I32EnumAttrCase<"rceil_recip", 3>,
     I32EnumAttrCase<"ceil", 4>,
-    I32EnumAttrCase<"even126", 5>]> {
+    I32EnumAttrCase<"even126", 5>,
+    I32EnumAttrCase<"a6w6", 6>]> {
   let cppNamespace = "::mxf::dialect";
   let genSpecializedAttr = 0;
 }
@@ -93,7 +94,8 @@ def Mxf_Intermediate : I32EnumAttr<"Intermediate",
 
 def Mxf_Rounding : I32EnumAttr<"Rounding", "element rounding", [
     I32EnumAttrCase<"rne", 0>,
-    I32EnumAttrCase<"sr", 1>]> {
+    I32EnumAttrCase<"sr", 1>,
+    I32EnumAttrCase<"rna", 2>]> {
   let cppNamespace = "::mxf::dialect";
   let genSpecializedAttr = 0;
 }

@@ -301,7 +301,8 @@ typedef enum mxf_scale_rule {
   MXF_SCALE_RCEIL = 2,
   MXF_SCALE_RCEIL_RECIP = 3,
   MXF_SCALE_CEIL = 4,
-  MXF_SCALE_EVEN126 = 5
+  MXF_SCALE_EVEN126 = 5,
+  MXF_SCALE_A6W6 = 6 /* since 1.3: AITER A6W6's floor on the exponent bits (docs/numerics.md) */
 } mxf_scale_rule;
 
 /* The MX data a kernel writes (rotate_quant, rotate_quant_moe,

@@ -97,6 +97,8 @@ public:
                           : packFp4Stochastic(tile0, tile1, scale, pairs),
               scaleByte};
     }
+    if (spec.round == Rounding::Rna) // fp6_e2m3 only (the spec's rule)
+      return {packE2M3HalfAway(tile0, tile1, scaleByte), scaleByte};
     if (formatInfo(spec.fmt).bits == 6)
       return {packFp6(tile0, tile1, scale), scaleByte};
     if (formatInfo(spec.fmt).bits == 8)
@@ -154,6 +156,69 @@ private:
     Value firstTwo = slice(packed, 0, 2);
     Value bytes = mlir::vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getI8Type()),
                                                   firstTwo);
+    return slice(bytes, 0, 6);
+  }
+
+  /// round=rna (AITER A6W6's element rounding, numerics encodeE2M3HalfAway)
+  /// on the vector ALUs: no convert rounds half away from zero. Per element
+  /// s = v * 2^(127 - byte) (one f32 multiply, as ldexp rounds it: the
+  /// factor is a power of two, subnormal for bytes 254 and 255), a =
+  /// min(|s|, 7.5), the binade's level spacing q (8, 4 or 2) and code
+  /// offset (0, 8, 16), magnitude = trunc(a*q + 0.5) + offset (a*q is exact
+  /// and a*q + 0.5 >= 0.5, so truncation is floor and a fused multiply-add
+  /// would round the same), the sign bit when s < 0, code 0 for NaN. The 8
+  /// codes are packed as packFp6 leaves them: piece p = c0 | c1<<6 | c2<<12
+  /// | c3<<18, bytes 0..2 and 3..5.
+  Value packE2M3HalfAway(Value tile0, Value tile1, Value scaleByte) {
+    using namespace mlir::arith;
+    auto f32 = [&](float v) {
+      return Value(ConstantFloatOp::create(b, b.getF32Type(), llvm::APFloat(v)));
+    };
+    // 2^(127 - byte) as f32 bits: normal up to byte 253, then 0x00400000
+    // (byte 254) and 0x00200000 (byte 255).
+    Value normalBits = ShLIOp::create(b, SubIOp::create(b, i32(254), scaleByte), i32(23));
+    Value subnormalBits = ShRUIOp::create(
+        b, i32(0x00400000),
+        MaxSIOp::create(b, SubIOp::create(b, scaleByte, i32(254)), i32(0)));
+    Value factor = BitcastOp::create(
+        b, b.getF32Type(),
+        SelectOp::create(b, cmp(CmpIPredicate::ult, scaleByte, i32(254)), normalBits,
+                         subnormalBits));
+    auto code = [&](Value v) {
+      Value s = MulFOp::create(b, v, factor);
+      Value magnitude = mlir::math::AbsFOp::create(b, s);
+      Value a = SelectOp::create(b, CmpFOp::create(b, CmpFPredicate::OLT, magnitude, f32(7.5f)),
+                                 magnitude, f32(7.5f));
+      Value belowTwo = CmpFOp::create(b, CmpFPredicate::OLT, a, f32(2.0f));
+      Value belowFour = CmpFOp::create(b, CmpFPredicate::OLT, a, f32(4.0f));
+      Value q = SelectOp::create(b, belowTwo, f32(8.0f),
+                                 SelectOp::create(b, belowFour, f32(4.0f), f32(2.0f)));
+      Value offset =
+          SelectOp::create(b, belowTwo, i32(0), SelectOp::create(b, belowFour, i32(8), i32(16)));
+      Value biased = AddFOp::create(b, MulFOp::create(b, a, q), f32(0.5f));
+      Value level = AddIOp::create(b, FPToSIOp::create(b, b.getI32Type(), biased), offset);
+      Value negative = CmpFOp::create(b, CmpFPredicate::OLT, s, f32(0.0f));
+      Value signed_ = OrIOp::create(b, level, SelectOp::create(b, negative, i32(0x20), i32(0)));
+      Value isNaN = CmpFOp::create(b, CmpFPredicate::UNO, s, s);
+      return Value(SelectOp::create(b, isNaN, i32(0), signed_));
+    };
+    Value pieces[2];
+    Value tiles[2] = {tile0, tile1};
+    for (int piece = 0; piece < 2; ++piece) {
+      Value word = i32(0);
+      for (int i = 0; i < 4; ++i) {
+        Value c = code(mlir::vector::ExtractOp::create(b, tiles[piece], int64_t(i)));
+        word = OrIOp::create(b, word, i ? Value(ShLIOp::create(b, c, i32(6 * i))) : c);
+      }
+      pieces[piece] = word;
+    }
+    // low = piece0 | piece1 << 24; high = piece1 >> 8.
+    Value low = OrIOp::create(b, pieces[0], ShLIOp::create(b, pieces[1], i32(24)));
+    Value high = ShRUIOp::create(b, pieces[1], i32(8));
+    auto v2i32 = mlir::VectorType::get({2}, b.getI32Type());
+    Value words = mlir::vector::FromElementsOp::create(b, v2i32, mlir::ValueRange{low, high});
+    Value bytes =
+        mlir::vector::BitCastOp::create(b, mlir::VectorType::get({8}, b.getI8Type()), words);
     return slice(bytes, 0, 6);
   }
 

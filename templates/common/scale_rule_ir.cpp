@@ -102,6 +102,14 @@ Value emitScaleByte(mlir::ImplicitLocOpBuilder &b, ScaleRule rule, ElemFormat fo
     Value roundedExp = e.exponent(AndIOp::create(b, rounded, e.i32(0x7F800000)));
     return e.clamp(SubIOp::create(b, roundedExp, e.i32(emax)), 1, 254);
   }
+  case ScaleRule::A6W6: {
+    // AITER A6W6's packer on the exponent field: E = 255 (Inf, NaN) -> 254,
+    // E = 0 -> 0 (subnormal), or 127 for amax = 0 (bits 0: amax is |.|),
+    // else clamp(E - emax, 0, 254).
+    Value normal = e.clamp(SubIOp::create(b, expField, e.i32(emax)), 0, 254);
+    Value byte = e.select(e.eq(expField, e.i32(255)), e.i32(254), normal);
+    return e.select(e.eq(amaxBits, e.i32(0)), e.i32(127), byte);
+  }
   }
   return nanByte;
 }

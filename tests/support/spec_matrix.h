@@ -244,9 +244,50 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       addCycled(spec);
     }
   }
+  // AITER's A6W6 activation contract (issue 18, docs/a6w6.md): its 32-point
+  // Hadamard (rot=hadamard at RS=32, the bf16-rounded matrix), scale=a6w6
+  // and round=rna on fp6_e2m3, over the shapes and both scale layouts; then
+  // round=rna under every rotation (the butterfly, selection and sr's
+  // neighbours included) with the rules cycling, and scale=a6w6 in every
+  // other format with the hardware's RNE.
+  for (int point = 0; point < 6; ++point)
+    for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle}) {
+      KernelSpec spec;
+      spec.K = shapes[(point * 3) % std::size(shapes)].first;
+      spec.M = shapes[(point * 3) % std::size(shapes)].second;
+      spec.RS = 32;
+      spec.rot = RotationKind::Hadamard;
+      spec.fmt = ElemFormat::E2M3;
+      spec.scale = ScaleRule::A6W6;
+      spec.round = Rounding::Rna;
+      spec.layout = layout;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
+  size_t rnaTurn = 0;
+  for (const MatrixRotation &rotation : srRotations) {
+    KernelSpec spec;
+    spec.RS = rotation.rs;
+    spec.rot = rotation.kind;
+    spec.fmt = ElemFormat::E2M3;
+    spec.round = Rounding::Rna;
+    if (rotation.rs > 0 && rnaTurn % 5 == 2)
+      spec.select = RotationSelect::Flag;
+    addCycled(spec);
+    specs.back().scale = rnaTurn % 2 ? ScaleRule::A6W6 : allRules[rnaTurn % std::size(allRules)];
+    ++rnaTurn;
+  }
+  for (ElemFormat format : {ElemFormat::E2M1, ElemFormat::E3M2, ElemFormat::E4M3, ElemFormat::E5M2}) {
+    KernelSpec spec;
+    spec.RS = 64;
+    spec.rot = RotationKind::Hadamard;
+    spec.fmt = format;
+    addCycled(spec);
+    specs.back().scale = ScaleRule::A6W6;
+  }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
   // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt
-  // + 26 selective = 495
+  // + 26 selective + 12 A6W6 contract + 14 rna + 4 a6w6 = 551
   return specs;
 }
 
@@ -385,8 +426,35 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
+  // AITER A6W6's weight side (both operands take the contract): scale=a6w6,
+  // round=rna on fp6_e2m3, plain and in the W6A16 tiles, at RS=32 (the
+  // contract's Hadamard) and two other rotations.
+  const struct {
+    int rs;
+    RotationKind kind;
+  } a6w6Rotations[] = {{32, RotationKind::Hadamard},
+                       {64, RotationKind::Learned},
+                       {128, RotationKind::LearnedPerBlock}};
+  for (const auto &[rs, kind] : a6w6Rotations)
+    for (WeightLayout wlayout : {WeightLayout::Plain, WeightLayout::W6A16Tile16x128}) {
+      KernelSpec spec;
+      spec.op = KernelOp::QuantWeight;
+      auto [n, k] = shapes[next % std::size(shapes)];
+      spec.N = n;
+      spec.K = (k + 127) / 128 * 128;
+      spec.RS = rs;
+      spec.rot = kind;
+      spec.fmt = ElemFormat::E2M3;
+      spec.scale = ScaleRule::A6W6;
+      spec.round = Rounding::Rna;
+      spec.wlayout = wlayout;
+      spec.layout = next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain;
+      ++next;
+      assert(validateSpec(spec).ok());
+      specs.push_back(spec);
+    }
   // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts
-  // + 6 butterfly + 1 + 8 rconv=xrt = 123
+  // + 6 butterfly + 1 + 8 rconv=xrt + 6 A6W6 = 129
   return specs;
 }
 
@@ -508,8 +576,27 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
+  // AITER's A6W6 contract through the MoE front end (stage 1 and 2).
+  for (int stage : {1, 2}) {
+    KernelSpec spec;
+    spec.op = KernelOp::RotateQuantMoe;
+    spec.M = 16;
+    spec.K = 2048;
+    spec.E = 128;
+    spec.topk = 8;
+    spec.block = 32;
+    spec.stage = stage;
+    spec.RS = 32;
+    spec.rot = RotationKind::Hadamard;
+    spec.fmt = ElemFormat::E2M3;
+    spec.scale = ScaleRule::A6W6;
+    spec.round = Rounding::Rna;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
   // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 6 stochastic + 6 engine specs
-  // + 4 rconv=xrt = 196
+  // + 4 rconv=xrt + 2 A6W6 = 198
   return specs;
 }
 

@@ -11,6 +11,7 @@
 #include "numerics/a6w6.h"
 
 #include "numerics/formats.h"
+#include "numerics/quantize.h"
 #include "tests/unit/test_seed.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,46 @@ TEST(A6W6Rounding, EqualsNearestEvenAwayFromTiesAndDiffersAtOddTies) {
   }
   EXPECT_GT(compared, 100000u);
   EXPECT_GT(tiesDiffering, 1000u) << "the tie cases no longer test the tie rule";
+}
+
+TEST(A6W6Rounding, TheSpecValuesQuantizeARowAsAiterA6W6) {
+  // scale=a6w6, round=rna, fmt=fp6_e2m3: quantizeRow (what the kernels are
+  // checked against) is a6w6ScaleByte per block and encodeE2M3HalfAway per
+  // element, ties and -0.0 included.
+  std::mt19937_64 rng(mxf::testing::testSeed("A6W6Rounding.TheSpecValuesQuantizeARowAsAiterA6W6"));
+  QuantConfig config;
+  config.format = ElemFormat::E2M3;
+  config.rule = ScaleRule::A6W6;
+  config.rounding = Rounding::Rna;
+  constexpr size_t k = 256;
+  size_t ties = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<float> row(k);
+    for (size_t i = 0; i < k; ++i) {
+      // Half the elements on exact E2M3 ties (level midpoints) times 2^e.
+      const int level = int(rng() % 30);
+      const float tie = (float(level) + 0.5f) / 8.0f; // midpoints below 4 in the 1/8 grid
+      row[i] = rng() % 2 ? std::ldexp(tie, int(rng() % 5) - 2) * (rng() % 2 ? -1.0f : 1.0f)
+                         : std::ldexp(float(int64_t(rng() % 2000) - 1000), -int(rng() % 12));
+    }
+    row[7] = -0.0f;
+    std::vector<uint8_t> codes(k), scales(k / 32);
+    quantizeRow(config, row.data(), k, 0, codes.data(), scales.data());
+    for (size_t block = 0; block < k / 32; ++block) {
+      float amax = 0;
+      for (size_t i = 0; i < 32; ++i)
+        amax = std::max(amax, std::fabs(row[block * 32 + i]));
+      ASSERT_EQ(scales[block], a6w6ScaleByte(amax));
+      for (size_t i = 0; i < 32; ++i) {
+        const size_t c = block * 32 + i;
+        ASSERT_EQ(codes[c], encodeE2M3HalfAway(row[c], scales[block])) << "element " << c;
+        const float scaled = std::ldexp(std::fabs(row[c]), 127 - int(scales[block]));
+        ties += scaled < 7.5f && std::ldexp(scaled, 3) == std::floor(std::ldexp(scaled, 3)) + 0.5f;
+      }
+    }
+    EXPECT_EQ(codes[7], 0) << "-0.0 is code 0 under AITER's sign rule";
+  }
+  EXPECT_GT(ties, 200u) << "the rows must exercise ties";
 }
 
 TEST(A6W6Layout, HandComputedOffsets) {

@@ -1,6 +1,7 @@
 //===- test_scale_rules.cpp - Scale rules by hand, by table and by sweep --===//
 
 #include "numerics/scale_rules.h"
+#include "numerics/a6w6.h"
 
 #include "test_seed.h"
 
@@ -93,6 +94,7 @@ TEST(ScaleRules, SpecialBlocks) {
       {ScaleRule::RceilRecip, 0, 1, 0xFF, 0xFF},
       {ScaleRule::Ceil, 0, 1, 0xFF, 0xFF}, // AITER: the quotient amax/4 is subnormal
       {ScaleRule::Even126, 1, 1, 253, 1}, // NaN: torch's int32 add wraps the sign bit
+      {ScaleRule::A6W6, 127, 0, 254, 254}, // AITER's packer: E = 255 -> 2^127
   };
   for (const Row &row : table) {
     SCOPED_TRACE(scaleRuleName(row.rule));
@@ -152,6 +154,12 @@ uint8_t slowScale(ScaleRule rule, ElemFormat format, float amax) {
       return 254; // rounded to Inf: floor(log2 Inf) clamps to 127
     return clampBiased(e - info.emax, lo);
   }
+  case ScaleRule::A6W6:
+    // floor(log2 amax) - emax as FLOOR, but zero means scale 1 and a
+    // subnormal amax the smallest scale (the exponent field is 0).
+    if (amax == 0)
+      return 127;
+    return subnormal ? 0 : clampBiased(largestPowerAtMost(amax) - info.emax, -127);
   }
   return 0;
 }
@@ -190,6 +198,25 @@ TEST(ScaleRules, ContractOfEachRuleOnRandomNormalBlocks) {
       ASSERT_GT(scaled(ScaleRule::Ceil), std::ldexp(1.0L, info.emax - 1));
     }
   }
+}
+
+TEST(ScaleRules, A6W6IsAiterA6W6ScaleByteForE2M3) {
+  // The rule generalizes numerics/a6w6.h's a6w6ScaleByte (AITER's HIP
+  // packer for E2M3) to every format's emax; for E2M3 they are one function.
+  std::mt19937_64 rng(testing::testSeed("ScaleRules.A6W6IsAiterA6W6ScaleByteForE2M3"));
+  for (int i = 0; i < 200000; ++i) {
+    const float amax = std::fabs(f32FromBits(uint32_t(rng())));
+    ASSERT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M3, amax), a6w6ScaleByte(amax))
+        << std::hexfloat << amax;
+  }
+  for (float amax : {0.0f, kSubnormal, kInf, 1.0f, 7.5f, 8.0f, 0x1.fffffep+127f})
+    EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M3, amax), a6w6ScaleByte(amax));
+  // Hand-computed: floor(log2 amax) - 2 + 127.
+  EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M3, 7.5f), 127);  // 2 - 2
+  EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M3, 0.25f), 123); // -2 - 2
+  EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M3, 8.0f), 128);  // 3 - 2
+  EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E2M1, 8.0f), 128);  // fp4 emax 2 too
+  EXPECT_EQ(computeScaleByte(ScaleRule::A6W6, ElemFormat::E4M3, 512.0f), 128); // 9 - 8
 }
 
 TEST(ScaleRules, NamesRoundTrip) {

@@ -578,8 +578,10 @@ TEST(SpecFuzz, OmittedDefaultsAndShuffledKeysGiveTheSameSpec) {
     if (s.wlayout == WeightLayout::W6A16Tile16x128 &&
         s.fmt != ElemFormat::E2M3)
       s.wlayout = WeightLayout::Plain; // K is a multiple of 256 here
-    s.scale = kAllScaleRules[rng.below(6)];
+    s.scale = kAllScaleRules[rng.below(std::size(kAllScaleRules))];
     s.round = static_cast<Rounding>(rng.below(2));
+    if (s.fmt == ElemFormat::E2M3 && rng.oneIn(3))
+      s.round = Rounding::Rna; // AITER A6W6's rounding, fp6_e2m3 only
     s.inter = static_cast<Intermediate>(rng.below(2));
     s.layout = static_cast<ScaleLayout>(rng.below(2));
     if (s.op == KernelOp::RotateQuant && s.RS > 0) {

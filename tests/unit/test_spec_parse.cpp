@@ -314,6 +314,25 @@ TEST(SpecReject, SelectNeedsARotationAndMaskNeedsLayers) {
   expectMentions(validateSpec(built).message(), {"select=?", "off, flag, mask"});
 }
 
+TEST(SpecReject, RnaIsAiterA6W6sAndNeedsE2M3) {
+  const KernelSpec contract =
+      parsedOrDie("rotate_quant:K=4096,RS=32,fmt=fp6_e2m3,scale=a6w6,round=rna");
+  EXPECT_EQ(contract.round, Rounding::Rna);
+  EXPECT_EQ(contract.scale, ScaleRule::A6W6);
+  EXPECT_EQ(parsedOrDie(printSpec(contract)), contract);
+  EXPECT_NE(printSpec(contract).find("scale=a6w6,round=rna"), std::string::npos);
+  for (const char *fmt : {"fp4", "fp6_e3m2", "fp8_e4m3", "fp8_e5m2"}) {
+    const std::string got = std::string("got fmt=") + fmt;
+    expectMentions(errorOf(std::string("rotate_quant:K=4096,round=rna,fmt=") + fmt),
+                   {"round=rna", "requires fmt=fp6_e2m3", got.c_str()});
+  }
+  // Weights take the contract too (both GEMM operands are A6W6's).
+  EXPECT_EQ(parsedOrDie("quant_weight:K=4096,N=64,fmt=fp6_e2m3,scale=a6w6,round=rna").round,
+            Rounding::Rna);
+  // The scale rule alone is any format's.
+  EXPECT_EQ(parsedOrDie("rotate_quant:K=4096,scale=a6w6").scale, ScaleRule::A6W6);
+}
+
 TEST(SpecReject, EmptyInput) {
   expectMentions(errorOf(""), {"empty spec"});
   expectMentions(errorOf(" \t\n"), {"empty spec"});
