@@ -576,11 +576,12 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
-  // AITER's A6W6 contract through the MoE front end (stage 1 and 2).
+  // AITER's A6W6 contract through the MoE front end (stage 1 and 2). M=32:
+  // the harness draws up to 32 tokens (moe_case.cpp).
   for (int stage : {1, 2}) {
     KernelSpec spec;
     spec.op = KernelOp::RotateQuantMoe;
-    spec.M = 16;
+    spec.M = 32;
     spec.K = 2048;
     spec.E = 128;
     spec.topk = 8;
