@@ -453,8 +453,25 @@ inline std::vector<KernelSpec> quantWeightSpecMatrix() {
       assert(validateSpec(spec).ok());
       specs.push_back(spec);
     }
+  // The RS=256 learned weight kernel in W6A16 tiles over three 256-channel
+  // units (K=768), which spilled 12 bytes at 80 VGPRs until it was given 5
+  // waves (a Python random spec found it; rotate_quant_template.cpp).
+  {
+    KernelSpec spec;
+    spec.op = KernelOp::QuantWeight;
+    spec.N = 240;
+    spec.K = 768;
+    spec.RS = 256;
+    spec.rot = RotationKind::Learned;
+    spec.fmt = ElemFormat::E2M3;
+    spec.scale = ScaleRule::RceilRecip;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    spec.wlayout = WeightLayout::W6A16Tile16x128;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
   // 13 rotations x 6 rules + 4 extremes + 13 rotations x 2 fp6 layouts
-  // + 6 butterfly + 1 + 8 rconv=xrt + 6 A6W6 = 129
+  // + 6 butterfly + 1 + 8 rconv=xrt + 6 A6W6 + 1 = 130
   return specs;
 }
 
