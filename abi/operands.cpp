@@ -9,6 +9,7 @@
 
 #include "abi/operands.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/layouts.h"
 #include "numerics/moe_sorting.h"
 #include "numerics/packing.h"
@@ -78,6 +79,30 @@ std::string codesMeaning(const KernelSpec &spec) {
 }
 std::string scalesMeaning(const KernelSpec &spec) {
   return std::string("E8M0 scales, ") + scaleLayoutName(spec.layout);
+}
+
+/// layout=mxfp6_c0c1_256_padk2: q and s as AITER's A6W6 operand tiles
+/// (numerics/a6w6.h), each a dense matrix of pad256(rows) rows whose row
+/// tiles are 256-row x 128-K tiles plus two K guard tiles. Dense: a tile
+/// layout has no row stride.
+void addA6W6Tiles(const KernelSpec &spec, int64_t rows, const std::string &rowsWhy,
+                  std::vector<KernelOperand> &ops) {
+  const A6W6Shape tiles = a6w6Shape(size_t(rows), size_t(spec.K));
+  const std::string why = rowsWhy + ", K=" + str(spec.K) +
+                          ", layout=mxfp6_c0c1_256_padk2 (rows padded to 256; per row tile " +
+                          str(int64_t(tiles.kTilesPerRow)) + " K tiles = ceil(K/128) + 2 guard";
+  ops.push_back(meant({"q",
+                       OperandElement::I8,
+                       {int64_t(tiles.paddedRows()), int64_t(tiles.codeRowBytes())},
+                       true,
+                       why + ", 24576 bytes each)"},
+                      codesMeaning(spec) + ", AITER A6W6 tiles (C0 16 B + C1 8 B per block)"));
+  ops.push_back(meant({"s",
+                       OperandElement::I8,
+                       {int64_t(tiles.paddedRows()), int64_t(tiles.scaleRowBytes())},
+                       true,
+                       why + ", 1024 scale bytes each)"},
+                      "E8M0 scales, AITER A6W6 tiles (pad byte 127)"));
 }
 
 void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
@@ -326,6 +351,10 @@ std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, cons
                                  "x_stride"),
                         "bf16 activations"));
     addRotationInputs(spec, ops);
+    if (spec.layout == ScaleLayout::A6W6Tiles) {
+      addA6W6Tiles(spec, m, mWhy, ops);
+      break;
+    }
     ops.push_back(meant(codesOperand("q", spec, m, mWhy, true, "q_stride"), codesMeaning(spec)));
     ops.push_back(
         meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));

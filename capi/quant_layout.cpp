@@ -47,7 +47,15 @@ int scaleRuleValue(mxf::ScaleRule rule) {
 }
 
 int scaleLayoutValue(mxf::ScaleLayout layout) {
-  return layout == mxf::ScaleLayout::A4W4Shuffle ? MXF_LAYOUT_A4W4_SHUFFLE : MXF_LAYOUT_PLAIN;
+  switch (layout) {
+  case mxf::ScaleLayout::Plain:
+    return MXF_LAYOUT_PLAIN;
+  case mxf::ScaleLayout::A4W4Shuffle:
+    return MXF_LAYOUT_A4W4_SHUFFLE;
+  case mxf::ScaleLayout::A6W6Tiles:
+    return MXF_LAYOUT_MXFP6_C0C1_256_PADK2;
+  }
+  return -1;
 }
 
 int weightLayoutValue(mxf::WeightLayout layout) {
@@ -63,14 +71,17 @@ int weightLayoutValue(mxf::WeightLayout layout) {
 }
 
 /// The codes of rotate_quant and rotate_quant_moe are written row-major in
-/// token order; `wlayout` is the weights' (quant_weight writes them,
+/// token order, except in AITER's A6W6 tiles (one layout of codes and
+/// scales); `wlayout` is the weights' (quant_weight writes them,
 /// rotate_quant_gemm reads them).
 mxf_quant_layout quantLayoutOf(const mxf::KernelSpec &spec) {
   mxf_quant_layout layout{};
   layout.format = formatValue(spec.fmt);
   const bool weights =
       spec.op == mxf::KernelOp::QuantWeight || spec.op == mxf::KernelOp::RotateQuantGemm;
-  layout.code_layout = weights ? weightLayoutValue(spec.wlayout) : MXF_LAYOUT_PLAIN;
+  layout.code_layout = weights                                     ? weightLayoutValue(spec.wlayout)
+                       : spec.layout == mxf::ScaleLayout::A6W6Tiles ? MXF_LAYOUT_MXFP6_C0C1_256_PADK2
+                                                                    : MXF_LAYOUT_PLAIN;
   layout.scale_layout = scaleLayoutValue(spec.layout);
   layout.scale_rule = scaleRuleValue(spec.scale);
   layout.block = int(mxf::kMxBlock);

@@ -5,8 +5,9 @@
 // sources): its scale byte, its element rounding and its packed tile layout
 // mxfp6_c0c1_256_padk2. The mandatory 32-point Hadamard is rot=hadamard at
 // RS=32 (numerics/rotation.h), whose matrix is the bf16-rounded one AITER's
-// torch and Triton paths use. Not a spec option yet (issue 18): these are the
-// definitions the spec values, the host paths and the kernel will share.
+// torch and Triton paths use. The spec values scale=a6w6, round=rna and
+// layout=mxfp6_c0c1_256_padk2, the host paths and the kernels share these
+// definitions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_NUMERICS_A6W6_H
@@ -59,6 +60,13 @@ struct A6W6Shape {
   size_t kTilesPerRow = 0; // ceil(K / 128) + 2 guard tiles
   size_t codeBytes() const { return rowTiles * kTilesPerRow * kA6W6TileCodeBytes; }
   size_t scaleBytes() const { return rowTiles * kTilesPerRow * kA6W6TileScaleBytes; }
+  /// The two buffers as matrices of paddedRows() rows (the kernel ABI's
+  /// shapes): a row tile is 256 rows of codeRowBytes() (3/4 of K padded to
+  /// 128, plus the guard tiles' 256 K) and of scaleRowBytes() bytes. The
+  /// bytes inside a row tile are in tile order, not row order.
+  size_t paddedRows() const { return rowTiles * kA6W6TileRows; }
+  size_t codeRowBytes() const { return kTilesPerRow * kA6W6TileCodeBytes / kA6W6TileRows; }
+  size_t scaleRowBytes() const { return kTilesPerRow * kA6W6TileScaleBytes / kA6W6TileRows; }
 };
 
 /// Checks rows >= 1, K a positive multiple of 32 and that the buffers' sizes

@@ -36,7 +36,9 @@ const std::pair<Intermediate, const char *> kIntermediateNames[] = {
 const std::pair<Rounding, const char *> kRoundingNames[] = {
     {Rounding::Rne, "rne"}, {Rounding::Sr, "sr"}, {Rounding::Rna, "rna"}};
 const std::pair<ScaleLayout, const char *> kScaleLayoutNames[] = {
-    {ScaleLayout::Plain, "plain"}, {ScaleLayout::A4W4Shuffle, "a4w4_shuffle"}};
+    {ScaleLayout::Plain, "plain"},
+    {ScaleLayout::A4W4Shuffle, "a4w4_shuffle"},
+    {ScaleLayout::A6W6Tiles, "mxfp6_c0c1_256_padk2"}};
 const std::pair<WeightLayout, const char *> kWeightLayoutNames[] = {
     {WeightLayout::Plain, "plain"},
     {WeightLayout::Preshuffle16x16, "preshuffle_16x16"},

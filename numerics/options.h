@@ -36,10 +36,14 @@ enum class Intermediate : uint8_t { F32, Bf16 };
 /// numerics/a6w6.h encodeE2M3HalfAway).
 enum class Rounding : uint8_t { Rne, Sr, Rna };
 
-/// Layout of E8M0 scale matrices.
+/// Layout of E8M0 scale matrices (and, for A6W6Tiles, of the codes too).
 enum class ScaleLayout : uint8_t {
   Plain,       // row-major [rows, K/32]
   A4W4Shuffle, // AITER shuffle_scale for gemm_a4w4 (MX_LAYOUTS.md)
+  /// AITER's A6W6 operand layout mxfp6_c0c1_256_padk2 (numerics/a6w6.h):
+  /// codes *and* scales in 256-row x 128-K tiles with two K guard tiles.
+  /// One layout of both, because AITER's GEMM reads them as one operand.
+  A6W6Tiles,
 };
 
 /// Layout of packed weight codes.

@@ -2,6 +2,7 @@
 
 #include "numerics/reference.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/exact_accumulator.h"
 #include "numerics/formats.h"
 #include "numerics/packing.h"
@@ -74,6 +75,21 @@ Result<QuantizedRows> rotateQuant(const RotateQuantProblem &problem, const uint1
   std::vector<uint8_t> plain;
   QuantizedRows out = quantizeRows(
       problem, m, [&](size_t row) { return x + row * problem.k; }, rotation, plain);
+  if (problem.scaleLayout == ScaleLayout::A6W6Tiles) {
+    // AITER's A6W6 operand: codes and scales in its tiles, padding included.
+    if (formatInfo(problem.quant.format).bits != 6)
+      return Result<QuantizedRows>::failure(
+          "layout mxfp6_c0c1_256_padk2 holds 6-bit codes, not " +
+          std::string(formatInfo(problem.quant.format).specName));
+    Result<A6W6Operand> tiles = packA6W6(out.codes.data(), plain.data(), m, problem.k);
+    if (!tiles.ok())
+      return tiles.status();
+    const A6W6Shape shape = a6w6Shape(m, problem.k);
+    out.codes = std::move(tiles.value().codes);
+    out.scales = std::move(tiles.value().scales);
+    out.scaleShape = {shape.paddedRows(), shape.scaleRowBytes()};
+    return out;
+  }
   storeScales(problem.scaleLayout, kA4W4RowPadding, std::move(plain), m, problem.k / kMxBlock,
               out);
   return out;
@@ -87,6 +103,9 @@ Result<MoeQuantized> rotateQuantMoe(const MoeProblem &problem, const uint16_t *x
     return s;
   if (problem.rows != MoeRows::Tokens && problem.rows != MoeRows::Routed)
     return Result<MoeQuantized>::failure("rotate_quant_moe: rows must be Tokens or Routed");
+  if (quant.scaleLayout == ScaleLayout::A6W6Tiles)
+    return Result<MoeQuantized>::failure(
+        "rotate_quant_moe: sorted scales are plain or a4w4_shuffle, not mxfp6_c0c1_256_padk2");
   if (isLearned(quant.rotation.kind) && !rotation)
     return Result<MoeQuantized>::failure("a learned rotation needs its matrix (input r)");
   if (m >= (size_t(1) << 24))
@@ -257,6 +276,9 @@ Result<std::vector<uint16_t>> rotateQuantGemm(const GemmProblem &problem, const 
         std::string("rotate_quant_gemm with fmt=") + formatInfo(format).specName +
         " takes wlayout=plain or " + (w6a16 ? "w6a16_16x128" : "preshuffle_16x16") + ", not " +
         weightLayoutName(problem.weightLayout));
+  if (problem.weightScaleLayout == ScaleLayout::A6W6Tiles)
+    return Result<std::vector<uint16_t>>::failure(
+        "rotate_quant_gemm's weight scales are plain or a4w4_shuffle, not mxfp6_c0c1_256_padk2");
   if (problem.n == 0 || problem.n % 16 != 0)
     return Result<std::vector<uint16_t>>::failure(
         "N=" + std::to_string(problem.n) + " must be a positive multiple of 16");

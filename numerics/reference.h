@@ -40,8 +40,11 @@ struct QuantizedRows {
   size_t rows = 0;
   size_t k = 0;
   ElemFormat format = ElemFormat::E2M1;
-  std::vector<uint8_t> codes;  // [rows, packedBytes(format, k)] (or preshuffled)
-  ScaleShape scaleShape{};     // [rows, k/32] plain, or the padded shuffled shape
+  /// [rows, packedBytes(format, k)] (or preshuffled); with
+  /// ScaleLayout::A6W6Tiles the tiled codes (numerics/a6w6.h), padding and
+  /// guard tiles included.
+  std::vector<uint8_t> codes;
+  ScaleShape scaleShape{};     // [rows, k/32] plain, or the padded shuffled or tiled shape
   std::vector<uint8_t> scales;
 };
 

@@ -68,7 +68,8 @@ const Intermediate kAllIntermediates[2] = {Intermediate::F32, Intermediate::Bf16
 const Rounding kAllRoundings[3] = {Rounding::Rne, Rounding::Sr, Rounding::Rna};
 const RotationConvention kAllRotationConventions[2] = {RotationConvention::XR,
                                                        RotationConvention::XRt};
-const ScaleLayout kAllScaleLayouts[2] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle};
+const ScaleLayout kAllScaleLayouts[3] = {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle,
+                                        ScaleLayout::A6W6Tiles};
 const WeightLayout kAllWeightLayouts[3] = {WeightLayout::Plain, WeightLayout::Preshuffle16x16,
                                          WeightLayout::W6A16Tile16x128};
 const RotationSelect kAllRotationSelects[3] = {RotationSelect::Off, RotationSelect::Flag,

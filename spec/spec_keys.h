@@ -93,7 +93,7 @@ extern const RotationKind kAllRotationKinds[5];
 extern const Intermediate kAllIntermediates[2];
 extern const Rounding kAllRoundings[3];
 extern const RotationConvention kAllRotationConventions[2];
-extern const ScaleLayout kAllScaleLayouts[2];
+extern const ScaleLayout kAllScaleLayouts[3];
 extern const WeightLayout kAllWeightLayouts[3];
 extern const RotationSelect kAllRotationSelects[3];
 

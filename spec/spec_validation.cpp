@@ -185,6 +185,21 @@ Status checkFormatAndLayouts(const KernelSpec &spec) {
     return fail(spec, SpecKey::Round,
                 "round=rna (AITER A6W6's half away from zero) requires fmt=fp6_e2m3 (got fmt=" +
                     std::string(formatInfo(spec.fmt).specName) + "); use round=rne or sr");
+  if (spec.layout == ScaleLayout::A6W6Tiles) {
+    // AITER's A6W6 operand tiles hold 6-bit codes and their scales; the
+    // kernel writes both (codes dense, no row stride), so only rotate_quant,
+    // whose codes have no layout key of their own.
+    if (spec.op != KernelOp::RotateQuant)
+      return fail(spec, SpecKey::Layout,
+                  std::string("mxfp6_c0c1_256_padk2 (AITER's A6W6 operand tiles) is written by "
+                              "rotate_quant only, not ") +
+                      op + "; use layout=plain or a4w4_shuffle");
+    if (formatInfo(spec.fmt).bits != 6)
+      return fail(spec, SpecKey::Layout,
+                  "mxfp6_c0c1_256_padk2 holds 6-bit codes: it requires fmt=fp6_e2m3 or "
+                  "fp6_e3m2 (got fmt=" +
+                      std::string(formatInfo(spec.fmt).specName) + "); use layout=plain");
+  }
   if (spec.wlayout == WeightLayout::Preshuffle16x16) {
     if (spec.fmt != ElemFormat::E2M1)
       return fail(spec, SpecKey::Wlayout,

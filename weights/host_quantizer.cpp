@@ -87,6 +87,10 @@ Result<QuantWeightSizes> checkQuantWeight(const RotateQuantProblem &problem,
     if (Status s = checkW6A16Args("wlayout=w6a16_16x128", n, problem.k); !s.ok())
       return s;
   const size_t cols = problem.k / kMxBlock;
+  if (problem.scaleLayout == ScaleLayout::A6W6Tiles)
+    return Result<QuantWeightSizes>::failure(
+        "weight scales are plain or a4w4_shuffle; mxfp6_c0c1_256_padk2 tiles come from "
+        "numerics packA6W6 or rotate_quant");
   if (problem.scaleLayout == ScaleLayout::Plain) {
     sizes.scaleShape = {n, cols};
   } else {

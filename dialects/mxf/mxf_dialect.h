@@ -66,6 +66,7 @@ MXF_SAME_VALUE(Rounding::sr, ::mxf::Rounding::Sr);
 MXF_SAME_VALUE(Rounding::rna, ::mxf::Rounding::Rna);
 MXF_SAME_VALUE(ScaleLayout::plain, ::mxf::ScaleLayout::Plain);
 MXF_SAME_VALUE(ScaleLayout::a4w4_shuffle, ::mxf::ScaleLayout::A4W4Shuffle);
+MXF_SAME_VALUE(ScaleLayout::mxfp6_c0c1_256_padk2, ::mxf::ScaleLayout::A6W6Tiles);
 MXF_SAME_VALUE(WeightLayout::plain, ::mxf::WeightLayout::Plain);
 MXF_SAME_VALUE(WeightLayout::preshuffle_16x16, ::mxf::WeightLayout::Preshuffle16x16);
 MXF_SAME_VALUE(WeightLayout::w6a16_16x128, ::mxf::WeightLayout::W6A16Tile16x128);

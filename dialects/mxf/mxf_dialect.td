@@ -102,7 +102,8 @@ def Mxf_Rounding : I32EnumAttr<"Rounding", "element rounding", [
 
 def Mxf_ScaleLayout : I32EnumAttr<"ScaleLayout", "layout of E8M0 scale matrices", [
     I32EnumAttrCase<"plain", 0>,
-    I32EnumAttrCase<"a4w4_shuffle", 1>]> {
+    I32EnumAttrCase<"a4w4_shuffle", 1>,
+    I32EnumAttrCase<"mxfp6_c0c1_256_padk2", 2>]> {
   let cppNamespace = "::mxf::dialect";
   let genSpecializedAttr = 0;
 }

@@ -283,8 +283,11 @@ typedef enum mxf_layout {
   MXF_LAYOUT_A4W4_SHUFFLE = 1,     /* e8m0 scales in AITER's shuffle for gemm_a4w4: rows
                                       padded to 256, columns to 8 (docs/abi.md) */
   MXF_LAYOUT_PRESHUFFLE_16X16 = 2, /* codes in AITER's shuffle_weight(layout=(16, 16)) */
-  MXF_LAYOUT_W6A16_16X128 = 3      /* fp6_e2m3 codes in 16-row x 128-K tiles of 64 lanes x
+  MXF_LAYOUT_W6A16_16X128 = 3,     /* fp6_e2m3 codes in 16-row x 128-K tiles of 64 lanes x
                                       24 bytes, 16 then 8 bytes per lane (docs/layouts.md) */
+  MXF_LAYOUT_MXFP6_C0C1_256_PADK2 = 4 /* AITER's A6W6 operand: fp6 codes and e8m0 scales in
+                                      256-row x 128-K tiles (C0 16 + C1 8 bytes per block,
+                                      1024 scale bytes), two K guard tiles (docs/a6w6.md) */
 } mxf_layout;
 
 typedef enum mxf_format {

@@ -1,4 +1,4 @@
-//===- code_writer.h - Packed codes: row-major, preshuffled, W6A16; stores and loads -*- C++ -*-===//
+//===- code_writer.h - Packed codes: row-major, preshuffled, tiled; stores and loads -*- C++ -*-===//
 //
 // Where a lane's codes of one (row, 32-channel scale block) go. A block's 32
 // codes are 16 bytes (fp4) or 24 bytes (fp6); a lane holds two pieces of 4
@@ -16,6 +16,12 @@
 //    major order; block (row, j) is lane L = row%16 + 16*(j%4) of its tile,
 //    its bytes 0..15 at 16L and 16..23 at 1024 + 8L. A lane's second piece
 //    straddles byte 16 when g = 1, so that piece is stored byte by byte.
+//  - mxfp6_c0c1_256_padk2 (rotate_quant's layout=; AITER's A6W6 operand,
+//    numerics a6w6CodeOffset): the same 16 + 8 split in bigger tiles, 256
+//    rows x 4 blocks of 24576 bytes, ceil(K/128) + 2 of them per row tile;
+//    block (row, j) is blk = (row%256/16)*64 + (j%4)*16 + row%16 of its
+//    tile, bytes 0..15 at 16*blk (region C0) and 16..23 at 16384 + 8*blk
+//    (C1). Per block only the tile stride differs from w6a16_16x128.
 // As in ScaleWriter, the row's part of every index is computed once per lane.
 //
 //===----------------------------------------------------------------------===//
@@ -40,16 +46,34 @@ enum class LaneChannels {
   Contiguous, // 8g..8g+7: the butterfly's (and a load's) layout
 };
 
+/// Where codes go: a weight layout (quant_weight's output, the GEMM's
+/// input), or AITER's A6W6 operand tiles (rotate_quant's
+/// layout=mxfp6_c0c1_256_padk2).
+enum class CodeLayout : uint8_t { Plain, Preshuffle16x16, W6A16Tile16x128, A6W6Tiles };
+
+inline CodeLayout codeLayoutOf(WeightLayout layout) {
+  switch (layout) {
+  case WeightLayout::Preshuffle16x16:
+    return CodeLayout::Preshuffle16x16;
+  case WeightLayout::W6A16Tile16x128:
+    return CodeLayout::W6A16Tile16x128;
+  case WeightLayout::Plain:
+    break;
+  }
+  return CodeLayout::Plain;
+}
+
 class CodeWriter : private IrBuilder {
 public:
   /// `codes`: the [rows, K*bits/8] i8 code buffer (a static memref or a
   /// row-strided view; the tiled layouts are dense by definition, so only a
-  /// static one); `row`: this lane's row (index).
-  CodeWriter(mlir::ImplicitLocOpBuilder &b, ElemFormat format, WeightLayout layout, Value codes,
+  /// static one, whose shape for the A6W6 tiles is the ABI's); `row`: this
+  /// lane's row (index).
+  CodeWriter(mlir::ImplicitLocOpBuilder &b, ElemFormat format, CodeLayout layout, Value codes,
              Value row)
       : IrBuilder(b), layout(layout), q(codes), row(row),
         blockBytes(formatInfo(format).bits * 32 / 8), pieceBytes(blockBytes / 8) {
-    if (layout != WeightLayout::Plain)
+    if (layout != CodeLayout::Plain)
       prepareTiledRow();
   }
 
@@ -60,11 +84,11 @@ public:
   void storeLaneCodes(Value scaleBlock, Value group, Value bytes,
                       LaneChannels channels = LaneChannels::MfmaTiles) {
     const int64_t half = blockBytes / 2;
-    if (layout == WeightLayout::W6A16Tile16x128)
-      return storeW6A16(scaleBlock, group, bytes, channels);
+    if (splitsBlocks())
+      return storeSplitBlock(scaleBlock, group, bytes, channels);
     if (channels == LaneChannels::Contiguous) {
       Value inBlock = mulBy(group, 2 * pieceBytes);
-      if (layout == WeightLayout::Plain) {
+      if (layout == CodeLayout::Plain) {
         Value base = add(mulBy(scaleBlock, blockBytes), inBlock);
         mlir::vector::StoreOp::create(b, bytes, q, mlir::ValueRange{row, base});
         return;
@@ -73,7 +97,7 @@ public:
       mlir::vector::StoreOp::create(b, bytes, flatCodes, mlir::ValueRange{base});
       return;
     }
-    if (layout == WeightLayout::Plain) {
+    if (layout == CodeLayout::Plain) {
       Value base = add(mulBy(scaleBlock, blockBytes), mulBy(group, pieceBytes));
       mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), q, mlir::ValueRange{row, base});
       mlir::vector::StoreOp::create(b, slice(bytes, pieceBytes, pieceBytes), q,
@@ -87,15 +111,37 @@ public:
                                   mlir::ValueRange{add(base, idx(half))});
   }
 
+  /// Stores a whole block (`bytes`: vector<blockBytes x i8>) of the row:
+  /// the 16-byte head and 8-byte tail where a layout splits blocks, one
+  /// store where it keeps them contiguous. (A lane writes a whole block:
+  /// the A6W6 tiles' padding, where lane (r16, g) fills block 4t + g.)
+  void storeBlock(Value scaleBlock, Value bytes) {
+    if (splitsBlocks()) {
+      assert(blockBytes == 24 && "the split layouts are of fp6 blocks");
+      const SplitBases at = splitBases(scaleBlock);
+      mlir::vector::StoreOp::create(b, slice(bytes, 0, 16), flatCodes, mlir::ValueRange{at.head});
+      mlir::vector::StoreOp::create(b, slice(bytes, 16, 8), flatCodes, mlir::ValueRange{at.tail});
+      return;
+    }
+    if (layout == CodeLayout::Plain) {
+      mlir::vector::StoreOp::create(b, bytes, q,
+                                    mlir::ValueRange{row, mulBy(scaleBlock, blockBytes)});
+      return;
+    }
+    mlir::vector::StoreOp::create(b, bytes, flatCodes,
+                                  mlir::ValueRange{add(rowOffset, mulBy(scaleBlock, 256))});
+  }
+
   /// What storeLaneCodes wrote, read back whole: the blockBytes bytes of
   /// scale block `scaleBlock` of the row (vector<blockBytes x i8>): one load
   /// where the layout keeps a block contiguous (plain, preshuffle_16x16),
-  /// the 16-byte head and the 8-byte tail of w6a16_16x128 (one dwordx4 and
-  /// one dwordx2). rotate_quant_gemm reads its weights through this.
+  /// the 16-byte head and the 8-byte tail of w6a16_16x128 and the A6W6
+  /// tiles (one dwordx4 and one dwordx2). rotate_quant_gemm reads its
+  /// weights through this.
   Value loadBlock(Value scaleBlock) {
     auto type = mlir::VectorType::get({blockBytes}, b.getI8Type());
-    if (layout == WeightLayout::W6A16Tile16x128) {
-      const W6A16Bases at = w6a16Bases(scaleBlock);
+    if (splitsBlocks()) {
+      const SplitBases at = splitBases(scaleBlock);
       Value head = mlir::vector::LoadOp::create(
           b, mlir::VectorType::get({16}, b.getI8Type()), flatCodes, mlir::ValueRange{at.head});
       Value tail = mlir::vector::LoadOp::create(
@@ -105,7 +151,7 @@ public:
         both.push_back(i);
       return mlir::vector::ShuffleOp::create(b, head, tail, both);
     }
-    if (layout == WeightLayout::Plain)
+    if (layout == CodeLayout::Plain)
       return mlir::vector::LoadOp::create(b, type, q,
                                           mlir::ValueRange{row, mulBy(scaleBlock, blockBytes)});
     return mlir::vector::LoadOp::create(b, type, flatCodes,
@@ -113,12 +159,29 @@ public:
   }
 
 private:
+  /// The layouts that keep a block's first 16 bytes and its last 8 in two
+  /// regions of a tile.
+  bool splitsBlocks() const {
+    return layout == CodeLayout::W6A16Tile16x128 || layout == CodeLayout::A6W6Tiles;
+  }
+
   void prepareTiledRow() {
     llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
     flatCodes = mlir::memref::CollapseShapeOp::create(b, q, bothDims);
     const int64_t rowBytes = llvm::cast<mlir::MemRefType>(q.getType()).getDimSize(1);
-    if (layout == WeightLayout::Preshuffle16x16) {
+    if (layout == CodeLayout::Preshuffle16x16) {
       rowOffset = add(mulBy(divBy(row, 16), 16 * rowBytes), mulBy(remBy(row, 16), 16));
+      return;
+    }
+    if (layout == CodeLayout::A6W6Tiles) {
+      // A row tile is 256 rows of rowBytes (its K tiles, guards included);
+      // the row is blk's row part (row%256/16)*64 + row%16.
+      Value inTile = remBy(row, 256);
+      Value tileRow = mulBy(divBy(row, 256), 256 * rowBytes);
+      Value rowBlocks = add(mulBy(divBy(inTile, 16), 64), remBy(inTile, 16));
+      rowOffset = add(tileRow, mulBy(rowBlocks, 16));
+      secondRegionRowOffset = add(tileRow, add(idx(16384), mulBy(rowBlocks, 8)));
+      tileBytes = 24576;
       return;
     }
     // W6A16: 16 rows of rowBytes are rowBytes/24 blocks = rowBytes/96 tiles
@@ -126,26 +189,28 @@ private:
     Value tileRow = mulBy(divBy(row, 16), 16 * rowBytes);
     rowOffset = add(tileRow, mulBy(remBy(row, 16), 16));
     secondRegionRowOffset = add(tileRow, add(idx(1024), mulBy(remBy(row, 16), 8)));
+    tileBytes = 1536;
+  }
+
+  /// Where block `scaleBlock` of the row starts in both regions of its tile
+  /// (tile j/4; in it, block j%4 is 16 rows' blocks further on: 256 bytes
+  /// of the first region, 128 of the second).
+  struct SplitBases {
+    Value head, tail;
+  };
+  SplitBases splitBases(Value scaleBlock) {
+    Value tile = mulBy(divBy(scaleBlock, 4), tileBytes);
+    Value blockInTile = remBy(scaleBlock, 4);
+    return {add(add(rowOffset, tile), mulBy(blockInTile, 16 * 16)),
+            add(add(secondRegionRowOffset, tile), mulBy(blockInTile, 16 * 8))};
   }
 
   /// A lane of group g holds bytes 3g..3g+2 (always among the first 16) and
   /// 12+3g..14+3g of the block: the first piece is one store, the second
   /// goes byte by byte, since at g = 1 it crosses byte 16 into the lane's
   /// last 8.
-  /// Where block `scaleBlock` of the row starts in both regions of its tile:
-  /// tile j/4 (1536 bytes), lane 16*(j%4) + row%16.
-  struct W6A16Bases {
-    Value head, tail;
-  };
-  W6A16Bases w6a16Bases(Value scaleBlock) {
-    Value tile = mulBy(divBy(scaleBlock, 4), 1536);
-    Value laneInTile = remBy(scaleBlock, 4);
-    return {add(add(rowOffset, tile), mulBy(laneInTile, 16 * 16)),
-            add(add(secondRegionRowOffset, tile), mulBy(laneInTile, 16 * 8))};
-  }
-
-  void storeW6A16(Value scaleBlock, Value group, Value bytes, LaneChannels channels) {
-    const W6A16Bases at = w6a16Bases(scaleBlock);
+  void storeSplitBlock(Value scaleBlock, Value group, Value bytes, LaneChannels channels) {
+    const SplitBases at = splitBases(scaleBlock);
     Value firstBase = at.head, secondBase = at.tail;
     auto storeByte = [&](Value c, int64_t i) {
       Value inFirst = cmp(mlir::arith::CmpIPredicate::ult, c, idx(16));
@@ -167,11 +232,12 @@ private:
       storeByte(add(firstByte, idx(blockBytes / 2 + i)), pieceBytes + i);
   }
 
-  WeightLayout layout;
+  CodeLayout layout;
   Value q, row;
   int64_t blockBytes, pieceBytes;
   Value flatCodes, rowOffset;     // tiled layouts only
-  Value secondRegionRowOffset;    // w6a16_16x128 only
+  Value secondRegionRowOffset;    // w6a16_16x128 and the A6W6 tiles only
+  int64_t tileBytes = 0;          // w6a16_16x128 and the A6W6 tiles only
 };
 
 } // namespace mxf

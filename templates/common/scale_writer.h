@@ -1,10 +1,12 @@
-//===- scale_writer.h - E8M0 scale bytes, plain or a4w4_shuffle: stores and loads -*- C++ -*-===//
+//===- scale_writer.h - E8M0 scale bytes, plain, shuffled or tiled: stores and loads -*- C++ -*-===//
 //
-// Where a (row, scale block) byte goes: [rows, K/32] row-major, or AITER's
+// Where a (row, scale block) byte goes: [rows, K/32] row-major, AITER's
 // mx_scale_shuffle_idx layout (numerics a4w4ScaleIndex) into the padded
-// [pad256(rows), pad8(K/32)] matrix. For the shuffle, the row's part of the
-// index is computed once per lane at construction; each store adds the
-// block's part.
+// [pad256(rows), pad8(K/32)] matrix, or AITER's A6W6 tiles (numerics
+// a6w6ScaleOffset: 1024 bytes per 256-row x 128-K tile, at
+// (row%256/128)*512 + (j%4)*128 + (row%16)*8 + row%128/16). For the last
+// two, the row's part of the index is computed once per lane at
+// construction; each store adds the block's part.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_COMMON_SCALE_WRITER_H
@@ -26,6 +28,8 @@ public:
       : IrBuilder(b), layout(layout), s(scales), row(row) {
     if (layout == ScaleLayout::A4W4Shuffle)
       prepareShuffledScales();
+    if (layout == ScaleLayout::A6W6Tiles)
+      prepareTiledScales();
   }
 
   /// Stores `byte` (i8) as the scale of block `scaleBlock` (index) of the row.
@@ -34,7 +38,7 @@ public:
       mlir::memref::StoreOp::create(b, byte, s, mlir::ValueRange{row, scaleBlock});
       return;
     }
-    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{shuffledIndex(scaleBlock)});
+    mlir::memref::StoreOp::create(b, byte, flatScales, mlir::ValueRange{flatIndex(scaleBlock)});
   }
 
   /// The scale byte (i8) of block `scaleBlock` of the row: how the GEMM
@@ -42,13 +46,17 @@ public:
   Value load(Value scaleBlock) {
     if (layout == ScaleLayout::Plain)
       return mlir::memref::LoadOp::create(b, s, mlir::ValueRange{row, scaleBlock});
-    return mlir::memref::LoadOp::create(b, flatScales, mlir::ValueRange{shuffledIndex(scaleBlock)});
+    return mlir::memref::LoadOp::create(b, flatScales, mlir::ValueRange{flatIndex(scaleBlock)});
   }
 
 private:
-  /// AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex): the row's part
-  /// (prepareShuffledScales) plus the block's, into the flat array.
-  Value shuffledIndex(Value scaleBlock) {
+  /// The index into the flat array: the row's part (computed once) plus the
+  /// block's, of AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex) or of
+  /// the A6W6 tiles (a6w6ScaleOffset).
+  Value flatIndex(Value scaleBlock) {
+    if (layout == ScaleLayout::A6W6Tiles) // K tile j/4 (1024 bytes), then j%4
+      return add(tiledRowOffset, add(mulBy(divBy(scaleBlock, 4), 1024),
+                                     mulBy(remBy(scaleBlock, 4), 128)));
     Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
     index = add(index, mulBy(remBy(scaleBlock, 4), 64));
     return add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));
@@ -67,9 +75,22 @@ private:
                             divBy(remBy(row, 32), 16));
   }
 
+  /// A6W6 tiles: the row's part; a row tile is 256 rows of the argument's
+  /// columns (its K tiles' 1024 bytes each, guards included).
+  void prepareTiledScales() {
+    llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
+    flatScales = mlir::memref::CollapseShapeOp::create(b, s, bothDims);
+    const int64_t cols = llvm::cast<mlir::MemRefType>(s.getType()).getDimSize(1);
+    Value inTile = remBy(row, 256);
+    tiledRowOffset = add(add(mulBy(divBy(row, 256), 256 * cols), mulBy(divBy(inTile, 128), 512)),
+                         add(mulBy(remBy(row, 16), 8), divBy(remBy(inTile, 128), 16)));
+  }
+
   ScaleLayout layout;
   Value s, row;
-  Value flatScales, shuffledRowOffset; // a4w4_shuffle only
+  Value flatScales;        // a4w4_shuffle and the A6W6 tiles
+  Value shuffledRowOffset; // a4w4_shuffle only
+  Value tiledRowOffset;    // A6W6 tiles only
 };
 
 } // namespace mxf

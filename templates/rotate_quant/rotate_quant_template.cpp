@@ -35,6 +35,7 @@
 #include "templates/rotate_quant_moe/moe_sort_emitter.h"
 #include "templates/rotate_quant_moe/rules.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
 #include "numerics/reference.h"
@@ -109,18 +110,22 @@ public:
     } else {
       mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
       // x and q as m rows their row strides apart (an engine's views); the
-      // static shapes of the arguments are only the spec's M.
+      // static shapes of the arguments are only the spec's M. AITER's A6W6
+      // tiles are dense (no q_stride).
       x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
-      q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
+      q = spec.layout == ScaleLayout::A6W6Tiles
+              ? args.get("q")
+              : rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
     }
     rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
     scales.emplace(b, spec.layout, s, row);
-    codes.emplace(b, spec.fmt, spec.op == KernelOp::QuantWeight ? spec.wlayout : WeightLayout::Plain,
-                  q, row);
-    if (tiling.fillsScalePadding) {
+    codes.emplace(b, spec.fmt, codeLayout(), q, row);
+    if (spec.layout == ScaleLayout::A6W6Tiles) // the launched tiles' rows past m
+      rowInPadding = cmp(arith::CmpIPredicate::uge, row, mIndex);
+    if (tiling.fillsRowPadding) {
       // pad256(M): the shuffled scale rows the kernel fills with 0x7F.
       Value padded = mulBy(divBy(add(mIndex, idx(255)), 256), 256);
       rowInPadding = arith::AndIOp::create(b, cmp(arith::CmpIPredicate::uge, row, mIndex),
@@ -129,6 +134,8 @@ public:
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
     Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
     emitScaleColumnPadding(unit);
+    if (spec.layout == ScaleLayout::A6W6Tiles)
+      emitA6W6PaddingRows(unit, token);
     auto rotating = [&] {
       if (tiling.stagesRotationInLds)
         return emitStagedBody(unit, unitValid, tid);
@@ -163,7 +170,7 @@ public:
   /// a4w4 padding up to pad256(M)) only writes padding scale bytes.
   void emitUnitsOfWave(Value unit, Value unitValid, const std::function<void()> &work) {
     ifThen(unitValid, [&] {
-      if (!tiling.fillsScalePadding)
+      if (!tiling.fillsRowPadding)
         return work();
       ifElse(tileWhollyPastM(), [&] { emitPaddingOnlyUnit(unit); }, work);
     });
@@ -181,7 +188,7 @@ public:
       emitStageRotation(tid);
       ifThen(unitValid, [&] { emitRotatedUnit(unit); });
     };
-    if (!tiling.fillsScalePadding)
+    if (!tiling.fillsRowPadding)
       return work();
     ifElse(
         tileWhollyPastM(), [&] { ifThen(unitValid, [&] { emitPaddingOnlyUnit(unit); }); }, work);
@@ -191,7 +198,10 @@ public:
   /// columns past K/32 (padded to 8), which hold the padding byte. The wave
   /// of the last unit writes them for every row it visits (its rows and the
   /// padding rows up to pad256(m)), before anything that may leave early.
+  /// The A6W6 tiles' own padding is emitA6W6ColumnPadding's.
   void emitScaleColumnPadding(Value unit) {
+    if (spec.layout == ScaleLayout::A6W6Tiles)
+      return emitA6W6ColumnPadding(unit);
     if (spec.layout != ScaleLayout::A4W4Shuffle)
       return;
     const int64_t blocks = spec.K / 32;
@@ -216,6 +226,90 @@ public:
       for (int blk = 0; blk < blocks; ++blk)
         scales->store(add(mulBy(unit, blocks), idx(blk)), pad);
     });
+  }
+
+  // --- AITER's A6W6 tiles: padding -------------------------------------------
+  // Padding is code 0 and scale 127 (numerics kA6W6PadCode/kA6W6PadScale)
+  // for rows in [m, pad256(m)), the blocks of K padded to 128 and the two
+  // guard K tiles. A 16-row group's share of one K tile is 64 whole blocks,
+  // block 4t + g of row r16 for lane (r16, g): one 16-byte and one 8-byte
+  // store of codes and one scale byte per lane fill it, contiguous in C0
+  // and C1. That is the unit of all padding here.
+  //
+  // Rows past ceil16(m) are not given row tiles of their own (as the a4w4
+  // padding is): at decode (m <= 16) that would launch 16 times the
+  // workgroups, each paying its set-up to write zeros (210,841 against
+  // 36,608 wave-instructions at K=4096, RS=32). The launched waves share
+  // those (16-row group, K tile) pieces instead.
+
+  /// Lane (r16, g)'s block of K tile `kTile` through `codeWriter` and
+  /// `scaleWriter` (of the lane's row or of a padding row): codes 0, scale
+  /// 127.
+  void emitA6W6PaddingBlockOfKTile(Value kTile, CodeWriter &codeWriter, ScaleWriter &scaleWriter) {
+    static_assert(kA6W6PadScale == kScalePadByte && kA6W6PadCode == 0);
+    Value block = add(mulBy(kTile, 4), group);
+    const int64_t blockBytes = formatInfo(spec.fmt).bits * 32 / 8;
+    auto type = mlir::VectorType::get({blockBytes}, b.getI8Type());
+    codeWriter.storeBlock(block, arith::ConstantOp::create(
+                                     b, type, mlir::DenseElementsAttr::get(type, b.getI8IntegerAttr(0))));
+    scaleWriter.store(block, arith::ConstantIntOp::create(b, b.getI8Type(), kScalePadByte));
+  }
+
+  /// The 16-row groups of [ceil16(m), pad256(m)), every K tile (guards
+  /// included): piece i = (group, K tile), group-major, goes to wave i mod
+  /// W of the W waves launched, in the order (row tile, unit). A wave steps
+  /// its (group, K tile) by W without dividing per piece: W = stepGroups *
+  /// kTiles + stepTiles, divided once.
+  void emitA6W6PaddingRows(Value unit, Value token) {
+    const int64_t kTiles = args.bufferType("s").getDimSize(1) / 4;
+    const int64_t gridX =
+        (tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup;
+    const int64_t wavesPerRowTile = gridX * tiling.wavesPerWorkgroup;
+    Value launchedTiles = divBy(add(mIndex, idx(kTileRows - 1)), kTileRows);
+    Value paddedGroups = mulBy(divBy(add(mIndex, idx(255)), 256), 256 / kTileRows);
+    Value pieces = mulBy(arith::SubIOp::create(b, paddedGroups, launchedTiles), kTiles);
+    Value waveIndex = add(mulBy(rowTile, wavesPerRowTile), unit);
+    Value waves = mulBy(launchedTiles, wavesPerRowTile);
+    Value stepGroups = divBy(waves, kTiles), stepTiles = remBy(waves, kTiles);
+    Value firstGroup = add(launchedTiles, divBy(waveIndex, kTiles));
+    auto loop = mlir::scf::ForOp::create(b, waveIndex, pieces, waves,
+                                         mlir::ValueRange{firstGroup, remBy(waveIndex, kTiles)});
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value padGroup = loop.getRegionIterArg(0), kTile = loop.getRegionIterArg(1);
+    Value padRow = add(mulBy(padGroup, kTileRows), token);
+    CodeWriter padCodes(b, spec.fmt, CodeLayout::A6W6Tiles, q, padRow);
+    ScaleWriter padScales(b, ScaleLayout::A6W6Tiles, s, padRow);
+    emitA6W6PaddingBlockOfKTile(kTile, padCodes, padScales);
+    Value nextTile = add(kTile, stepTiles);
+    Value wraps = cmp(arith::CmpIPredicate::uge, nextTile, idx(kTiles));
+    Value carry = arith::SelectOp::create(b, wraps, idx(1), idx(0));
+    nextTile = arith::SelectOp::create(b, wraps, arith::SubIOp::create(b, nextTile, idx(kTiles)),
+                                       nextTile);
+    mlir::scf::YieldOp::create(b, mlir::ValueRange{add(add(padGroup, stepGroups), carry), nextTile});
+  }
+
+  /// The launched row tiles' own padding: the wave of the last unit writes
+  /// the blocks past K/32 (the last K tile's padded blocks, then the guard
+  /// tiles) for its 16 rows, all below pad256(m).
+  void emitA6W6ColumnPadding(Value unit) {
+    const int64_t blocks = spec.K / 32;
+    const int64_t kTiles = args.bufferType("s").getDimSize(1) / 4;
+    Value lastUnit = cmp(arith::CmpIPredicate::eq, unit, idx(tiling.unitsPerRow - 1));
+    ifThen(lastUnit, [&] {
+      if (blocks % 4 != 0) // the lanes of the padded blocks of the last K tile
+        ifThen(cmp(arith::CmpIPredicate::uge, group, idx(blocks % 4)),
+               [&] { emitA6W6PaddingBlockOfKTile(idx(blocks / 4), *codes, *scales); });
+      for (int64_t kTile = (blocks + 3) / 4; kTile < kTiles; ++kTile)
+        emitA6W6PaddingBlockOfKTile(idx(kTile), *codes, *scales);
+    });
+  }
+
+  /// A lane's two pieces of a block, all code 0.
+  Value zeroCodeBytes() {
+    const int64_t bytes = formatInfo(spec.fmt).bits * 32 / 8 / 4;
+    auto type = mlir::VectorType::get({bytes}, b.getI8Type());
+    return arith::ConstantOp::create(b, type, mlir::DenseElementsAttr::get(type, b.getI8IntegerAttr(0)));
   }
 
   /// rotate_quant_moe (docs/templates.md): the sort first, by every thread
@@ -269,7 +363,7 @@ public:
     row = first;
     rowValid = cmp(arith::CmpIPredicate::ult, row, rows);
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, rows, idx(1)));
-    codes.emplace(b, spec.fmt, WeightLayout::Plain, q, row);
+    codes.emplace(b, spec.fmt, CodeLayout::Plain, q, row);
   }
 
   /// One 16-row tile of the MoE kernel, as emitBody's work (barriers of a
@@ -329,7 +423,7 @@ public:
     if (ldsValues) {
       gemmBf16Values = ldsValues;
     } else {
-      codes.emplace(b, spec.fmt, WeightLayout::Plain, ldsCodes, row);
+      codes.emplace(b, spec.fmt, CodeLayout::Plain, ldsCodes, row);
       scales.emplace(b, ScaleLayout::Plain, ldsScales, row);
     }
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
@@ -411,7 +505,15 @@ private:
       emitRotatedUnit(unit);
   }
 
-  /// Whether this workgroup's 16-row tile lies wholly in the a4w4 padding.
+  /// Where this kernel's codes go: quant_weight's weight layout, AITER's
+  /// A6W6 tiles, or plain rows.
+  CodeLayout codeLayout() const {
+    if (spec.op == KernelOp::QuantWeight)
+      return codeLayoutOf(spec.wlayout);
+    return spec.layout == ScaleLayout::A6W6Tiles ? CodeLayout::A6W6Tiles : CodeLayout::Plain;
+  }
+
+  /// Whether this workgroup's 16-row tile lies wholly in the padding rows.
   Value tileWhollyPastM() {
     return cmp(arith::CmpIPredicate::uge, mulBy(rowTile, kTileRows), mIndex);
   }
@@ -1000,8 +1102,18 @@ private:
       return;
     }
 
+    if (spec.layout == ScaleLayout::A6W6Tiles) {
+      // Every row up to pad256(m) is written: its codes, or 0 past m.
+      Value codeRow = arith::OrIOp::create(b, rowValid, rowInPadding);
+      ifThen(codeRow, [&] {
+        codes->storeLaneCodes(scaleBlock, group,
+                              arith::SelectOp::create(b, rowValid, bytes, zeroCodeBytes()),
+                              channels);
+      });
+    }
     ifThen(rowValid, [&] {
-      codes->storeLaneCodes(scaleBlock, group, bytes, channels);
+      if (spec.layout != ScaleLayout::A6W6Tiles)
+        codes->storeLaneCodes(scaleBlock, group, bytes, channels);
       if (!rowInPadding)
         ifThen(isGroupZero, [&] {
           scales->store(scaleBlock, arith::TruncIOp::create(b, b.getI8Type(), scaleByte));

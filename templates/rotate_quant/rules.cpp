@@ -23,7 +23,7 @@ LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec) {
   record.gridX =
       uint32_t((tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup);
   record.rowsPerWorkgroup = uint32_t(tiling.rowsPerTile);
-  record.rowPadding = tiling.fillsScalePadding ? uint32_t(kA4W4RowPadding) : 1;
+  record.rowPadding = tiling.fillsRowPadding ? uint32_t(kA4W4RowPadding) : 1;
   record.ldsBytes = uint32_t(tiling.ldsBytes + tiling.sortLdsBytes);
   record.maxRows = uint32_t(spec.M);
   return record;

@@ -57,8 +57,11 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   tiling.unitsPerRow = spec.K / tiling.channelsPerUnit;
   // The MoE kernel's sorter writes the padding of its sorted scales itself;
   // a GEMM's layout is its weights' (its activation scales stay in LDS).
-  tiling.fillsScalePadding = spec.layout == ScaleLayout::A4W4Shuffle &&
-                             (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::QuantWeight);
+  // AITER's A6W6 tiles pad rows to 256 too, but their padding rows are
+  // filled by the launched tiles' waves (rotate_quant_template.cpp says
+  // why), so the grid stays ceil(m/16) row tiles.
+  tiling.fillsRowPadding = spec.layout == ScaleLayout::A4W4Shuffle &&
+                           (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::QuantWeight);
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
   // by the workgroup. Up to RS=128 (32 KiB) all of it, once; with 8 waves
   // per workgroup at RS=128, four workgroups (8 waves per SIMD) still fit in

@@ -39,7 +39,7 @@ struct KernelTiling {
   int sortLdsBytes = 0;
   /// Rows the kernel must visit for an actual M: M itself, or the a4w4
   /// shuffle's padding (pad256(M)) whose scale bytes the kernel fills.
-  bool fillsScalePadding = false;
+  bool fillsRowPadding = false;
 };
 
 /// What the rotating quantizer (the emitter both rotate_quant and

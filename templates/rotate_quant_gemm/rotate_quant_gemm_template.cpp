@@ -104,7 +104,7 @@ public:
     weightRow = add(mulBy(loadTile, kTileRows), token);
     // The weights as quant_weight writes them, read back through the same
     // writers (one home for each layout's addressing).
-    weightCodes.emplace(b, spec.fmt, spec.wlayout, args.get("w_q"), weightRow);
+    weightCodes.emplace(b, spec.fmt, codeLayoutOf(spec.wlayout), args.get("w_q"), weightRow);
     weightScales.emplace(b, spec.layout, args.get("w_s"), weightRow);
 
     if (w6a16)

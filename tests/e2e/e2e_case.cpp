@@ -3,6 +3,7 @@
 #include "tests/e2e/e2e_case.h"
 
 #include "abi/operands.h"
+#include "numerics/a6w6.h"
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
 #include "numerics/reference.h"
@@ -135,10 +136,13 @@ RunInputs drawInputs(const KernelSpec &spec, int m, const RunContext &context) {
   }
   // Every other run passes x and q as views of wider rows (an engine's
   // slices): strides a random number of 16-byte steps past the row.
+  // (q only where its rows are strided: the A6W6 tiles are dense.)
   if ((context.specIndex + context.run) % 2 == 1) {
     std::uniform_int_distribution<int> steps(1, 8);
     inputs.xStride = spec.K + 8 * steps(rng);
-    inputs.qStride = int64_t(packedBytes(spec.fmt, size_t(spec.K))) + 16 * steps(rng);
+    const int qSteps = steps(rng);
+    if (spec.layout != ScaleLayout::A6W6Tiles)
+      inputs.qStride = int64_t(packedBytes(spec.fmt, size_t(spec.K))) + 16 * qSteps;
   }
   return inputs;
 }
@@ -176,6 +180,15 @@ RunOutputs runAndCheck(runtime::Device &device, const LoadedKernel &kernel,
     EXPECT_TRUE(shuffled.size() <= expected.s.size() &&
                 std::equal(shuffled.begin(), shuffled.end(), expected.s.begin()))
         << "harness: expected scale image disagrees with shuffleScalesA4W4\n" << label;
+  }
+  if (spec.layout == ScaleLayout::A6W6Tiles) {
+    // The image built from the offsets must be numerics' own packA6W6 of the
+    // reference (padding, K padding and guard tiles included), byte for byte.
+    Result<A6W6Operand> packed = packA6W6(ref.value().codes.data(), ref.value().scales.data(),
+                                          size_t(inputs.m), kernel.shape.k);
+    EXPECT_TRUE(packed.ok() && packed.value().codes == expected.q &&
+                packed.value().scales == expected.s)
+        << "harness: expected A6W6 tile image disagrees with packA6W6\n" << label;
   }
 
   const Comparison comparison = compareOutputs(expected, shape, run.value().q, run.value().s);

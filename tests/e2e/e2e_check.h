@@ -24,10 +24,10 @@ namespace mxf::e2e {
 /// the M bucket).
 struct OutputShape {
   size_t k = 0;
-  size_t bucket = 0;     // rows of q
-  size_t qCols = 0;      // K/2
-  size_t sRows = 0;      // bucket (plain) or pad256(bucket) (a4w4_shuffle)
-  size_t sCols = 0;      // K/32 (plain) or pad8(K/32) (a4w4_shuffle)
+  size_t bucket = 0;     // rows of q (pad256 of them for the A6W6 tiles)
+  size_t qCols = 0;      // K*bits/8 (the A6W6 tiles: their row bytes)
+  size_t sRows = 0;      // bucket (plain) or pad256(bucket) (a4w4_shuffle, A6W6 tiles)
+  size_t sCols = 0;      // K/32 (plain), pad8(K/32) (a4w4_shuffle), the A6W6 tiles' row bytes
   ScaleLayout layout = ScaleLayout::Plain;
 };
 
@@ -36,24 +36,31 @@ enum class Region : uint8_t {
   Code,         // q, row < m: the reference code byte
   CodePastM,    // q, row >= m: untouched (poison)
   Scale,        // s, row < m: the reference scale byte
-  ScalePadding, // s (a4w4_shuffle), row in [m, pad256(m)) or a padding column: 0x7F
+  ScalePadding, // s (a4w4_shuffle, A6W6), row in [m, pad256(m)) or a padding block: 0x7F
   ScalePastM,   // s, a row the kernel must not touch (poison)
+  CodePadding,  // q (A6W6 tiles), row in [m, pad256(m)), K padding or a guard tile: 0
 };
+constexpr size_t kNumRegions = 6;
 const char *regionName(Region region);
 
 struct ExpectedOutputs {
   std::vector<uint8_t> q, s;
   std::vector<Region> qRegion, sRegion;
   /// (row, column) of each byte of s in logical scale coordinates (the
-  /// a4w4 shuffle scatters them).
+  /// a4w4 shuffle and the A6W6 tiles scatter them).
   std::vector<std::pair<uint32_t, uint32_t>> sCoordinates;
+  /// (row, byte of the row) of each byte of q, where a layout scatters them
+  /// (the A6W6 tiles); empty when q is row-major.
+  std::vector<std::pair<uint32_t, uint32_t>> qCoordinates;
   /// Bytes the kernel must store: every Code, Scale and ScalePadding byte.
   uint64_t bytesWritten = 0;
 };
 
 /// The expected buffers after a launch with m rows, from the reference's
-/// codes [m, K/2] and plain scales [m, K/32]. `poison` is what both buffers
-/// held before the launch.
+/// codes [m, K*bits/8] and plain scales [m, K/32]. `poison` is what both
+/// buffers held before the launch. With the A6W6 tiles every byte of both
+/// buffers (at m rows) is written: codes and scales at numerics'
+/// a6w6CodeOffset / a6w6ScaleOffset, padding 0 and 0x7F.
 ExpectedOutputs expectedOutputs(const OutputShape &shape, size_t m,
                                 const std::vector<uint8_t> &refCodes,
                                 const std::vector<uint8_t> &refPlainScales, uint8_t poison);
@@ -69,7 +76,7 @@ struct Mismatch {
 
 struct Comparison {
   size_t mismatches = 0;
-  size_t byRegion[5] = {};
+  size_t byRegion[kNumRegions] = {};
   std::vector<Mismatch> first; // the first few, q before s
 
   bool ok() const { return mismatches == 0; }

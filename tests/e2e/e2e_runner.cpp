@@ -97,6 +97,10 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
   const OutputShape shape = outputShapeAt(kernel.spec, inputs.m);
   const size_t xStride = inputs.xStride ? size_t(inputs.xStride) : k;
   const size_t qStride = inputs.qStride ? size_t(inputs.qStride) : shape.qCols;
+  // q's rows at the launch: m, or pad256(m) in the (dense) A6W6 tiles.
+  const size_t qRows = kernel.spec.layout == ScaleLayout::A6W6Tiles ? shape.bucket : m;
+  if (qRows != m && inputs.qStride)
+    return Result<RunOutputs>::failure("runKernel: the A6W6 tiles have no q_stride");
 
   // x's rows at their stride; the gaps hold a pattern no row has.
   std::vector<uint16_t> xStrided((m - 1) * xStride + k);
@@ -104,7 +108,7 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
     xStrided[i] = uint16_t(0x7FC1 + i % 7); // bf16 NaNs: garbage if ever read
   for (size_t row = 0; row < m; ++row)
     std::copy_n(inputs.x.begin() + row * k, k, xStrided.begin() + row * xStride);
-  std::vector<uint8_t> qBuffer((m - 1) * qStride + shape.qCols, inputs.poison);
+  std::vector<uint8_t> qBuffer((qRows - 1) * qStride + shape.qCols, inputs.poison);
   RunOutputs out;
   out.s.assign(shape.sRows * shape.sCols, inputs.poison);
 
@@ -174,10 +178,10 @@ Result<RunOutputs> runKernel(runtime::Device &device, const LoadedKernel &kernel
     return st;
   if (Status st = device.copyOut(s.value(), 0, out.s.data(), out.s.size()); !st.ok())
     return st;
-  out.q.resize(m * shape.qCols);
-  for (size_t row = 0; row < m; ++row) {
+  out.q.resize(qRows * shape.qCols);
+  for (size_t row = 0; row < qRows; ++row) {
     std::copy_n(qBuffer.begin() + row * qStride, shape.qCols, out.q.begin() + row * shape.qCols);
-    if (row + 1 < m)
+    if (row + 1 < qRows)
       for (size_t i = row * qStride + shape.qCols; i < (row + 1) * qStride; ++i)
         out.qGapBytesWritten += qBuffer[i] != inputs.poison;
   }

@@ -251,7 +251,8 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   // neighbours included) with the rules cycling, and scale=a6w6 in every
   // other format with the hardware's RNE.
   for (int point = 0; point < 6; ++point)
-    for (ScaleLayout layout : {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle}) {
+    for (ScaleLayout layout :
+         {ScaleLayout::Plain, ScaleLayout::A4W4Shuffle, ScaleLayout::A6W6Tiles}) {
       KernelSpec spec;
       spec.K = shapes[(point * 3) % std::size(shapes)].first;
       spec.M = shapes[(point * 3) % std::size(shapes)].second;
@@ -285,9 +286,54 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
     addCycled(spec);
     specs.back().scale = ScaleRule::A6W6;
   }
+  // AITER's A6W6 operand tiles (layout=mxfp6_c0c1_256_padk2) under every
+  // path that stores codes: each rotation kind and staging, the butterfly,
+  // sr, selection, both fp6 formats; K padded to 128 (K % 128 of 32, 64, 96)
+  // and not; M = 256 (no padding rows) and M = 1 (255 of them).
+  struct TileCase {
+    int k, m, rs;
+    RotationKind rot;
+    ElemFormat fmt;
+    ScaleRule scale;
+    Rounding round;
+    RotationSelect select;
+  };
+  const TileCase tileCases[] = {
+      {160, 16, 32, RotationKind::Hadamard, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rna, RotationSelect::Off},
+      {96, 4, 0, RotationKind::None, ElemFormat::E3M2, ScaleRule::Even, Rounding::Rne, RotationSelect::Off},
+      {4096, 32, 128, RotationKind::Learned, ElemFormat::E2M3, ScaleRule::Floor, Rounding::Rne, RotationSelect::Off},
+      {2048, 8, 256, RotationKind::Learned, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rna, RotationSelect::Off},
+      {1024, 16, 64, RotationKind::LearnedPerBlock, ElemFormat::E3M2, ScaleRule::Rceil, Rounding::Rne, RotationSelect::Off},
+      {4096, 16, 32, RotationKind::HadamardButterfly, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rna, RotationSelect::Off},
+      {512, 64, 64, RotationKind::Hadamard, ElemFormat::E3M2, ScaleRule::Even, Rounding::Sr, RotationSelect::Off},
+      {4096, 16, 32, RotationKind::Hadamard, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rna, RotationSelect::Flag},
+      {2048, 2, 128, RotationKind::Hadamard, ElemFormat::E2M3, ScaleRule::Ceil, Rounding::Rne, RotationSelect::Mask},
+      {8192, 1, 256, RotationKind::Hadamard, ElemFormat::E2M3, ScaleRule::Even, Rounding::Rne, RotationSelect::Off},
+      {256, 256, 32, RotationKind::Hadamard, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rna, RotationSelect::Off},
+      {224, 128, 32, RotationKind::Learned, ElemFormat::E2M3, ScaleRule::Even126, Rounding::Rne, RotationSelect::Off},
+      {4064, 1, 32, RotationKind::LearnedPerBlock, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rne, RotationSelect::Off},
+      {16384, 1, 64, RotationKind::Hadamard, ElemFormat::E3M2, ScaleRule::Floor, Rounding::Rne, RotationSelect::Off},
+  };
+  for (size_t i = 0; i < std::size(tileCases); ++i) {
+    const TileCase &c = tileCases[i];
+    KernelSpec spec;
+    spec.K = c.k;
+    spec.M = c.m;
+    spec.RS = c.rs;
+    spec.rot = c.rot;
+    spec.fmt = c.fmt;
+    spec.scale = c.scale;
+    spec.round = c.round;
+    spec.select = c.select;
+    spec.layers = c.select == RotationSelect::Mask ? 4 : 0;
+    spec.inter = i % 2 ? Intermediate::Bf16 : Intermediate::F32;
+    spec.layout = ScaleLayout::A6W6Tiles;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
   // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt
-  // + 26 selective + 12 A6W6 contract + 14 rna + 4 a6w6 = 551
+  // + 26 selective + 18 A6W6 contract + 14 rna + 4 a6w6 + 14 A6W6 tiles = 571
   return specs;
 }
 

@@ -2,6 +2,7 @@
 
 #include "tools/mxforge/quality_report.h"
 
+#include "numerics/a6w6.h"
 #include "numerics/layouts.h"
 #include "arrays/quant_metrics.h"
 #include "arrays/reference_runner.h"
@@ -24,6 +25,14 @@ QuantizedRows plainRows(const KernelSpec &spec, size_t rows, const arrays::Refer
   const size_t cols = out.k / kMxBlock;
   out.scaleShape = {rows, cols};
   const std::vector<uint8_t> &scales = run.outputs.at("s").as<uint8_t>();
+  if (spec.layout == ScaleLayout::A6W6Tiles) {
+    // AITER's A6W6 tiles hold codes and scales; the reference wrote them.
+    A6W6Operand plain =
+        unpackA6W6({out.codes, scales}, rows, out.k).value();
+    out.codes = std::move(plain.codes);
+    out.scales = std::move(plain.scales);
+    return out;
+  }
   out.scales = spec.layout == ScaleLayout::Plain
                    ? scales
                    : unshuffleScalesA4W4(scales.data(), rows, cols, kA4W4RowPadding);

@@ -70,6 +70,10 @@ const char *const kGoldenSpecs[] = {
     // Selective rotation: the flag and the mask (revision 9).
     "rotate_quant:K=4096,RS=64,rot=hadamard,select=flag",
     "rotate_quant:K=4096,RS=128,rot=learned,select=mask,layers=48",
+    // AITER's A6W6 tiles: codes and scales tiled, padding rows, K padding
+    // (K % 128 = 96) and guard tiles written by the kernel.
+    "rotate_quant:K=4064,RS=32,rot=hadamard,fmt=fp6_e2m3,scale=a6w6,round=rna,"
+    "layout=mxfp6_c0c1_256_padk2",
 };
 
 const char *const kGoldenFile = MXFORGE_CACHE_GOLDEN_FILE;

@@ -240,6 +240,16 @@ TEST(CApiEngine, FormatsAndLayoutsAsEnums) {
   EXPECT_EQ(layout.scale_layout, MXF_LAYOUT_PLAIN);
   EXPECT_EQ(layout.scale_rule, MXF_SCALE_EVEN126);
   EXPECT_EQ(layout.rotation, 0);
+  // AITER's A6W6 tiles are one layout of codes and scales.
+  ASSERT_EQ(mxf_spec_get_quant_layout("rotate_quant:K=4096,RS=32,fmt=fp6_e2m3,scale=a6w6,"
+                                      "round=rna,layout=mxfp6_c0c1_256_padk2",
+                                      &layout),
+            MXF_SUCCESS)
+      << lastError();
+  EXPECT_EQ(layout.format, MXF_FORMAT_FP6_E2M3);
+  EXPECT_EQ(layout.code_layout, MXF_LAYOUT_MXFP6_C0C1_256_PADK2);
+  EXPECT_EQ(layout.scale_layout, MXF_LAYOUT_MXFP6_C0C1_256_PADK2);
+  EXPECT_EQ(layout.scale_rule, MXF_SCALE_A6W6);
   EXPECT_EQ(mxf_spec_get_quant_layout("rotate_quant:K=4096,layout=zigzag", &layout),
             MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("layout"), std::string::npos) << lastError();

@@ -95,13 +95,15 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_EQ(info.maxWorkgroupSize, uint32_t(tiling.workgroupSize()));
   EXPECT_EQ(info.explicitArgCount(),
             kernelOperands(spec).size() + kernelScalarArgs(spec).size()); // x,[r],q,s,m,strides
-  // rotate_quant: x, q, s, m, x_stride, q_stride; quant_weight: w, q, s,
-  // w_stride (no row count: always N); r for a learned rotation.
-  // rotate_quant_moe: x, topk_ids, topk_weights, [expert_mask], q, s, the
-  // four sorted arrays, m, and x_stride, q_stride at stage 1.
-  const size_t fixedArgs = spec.op == KernelOp::QuantWeight      ? 4
-                           : spec.op != KernelOp::RotateQuantMoe ? 6
-                                                                 : 10 + spec.emask + (spec.stage == 1 ? 2 : 0);
+  // rotate_quant: x, q, s, m, x_stride, q_stride (no q_stride in AITER's
+  // dense A6W6 tiles); quant_weight: w, q, s, w_stride (no row count:
+  // always N); r for a learned rotation. rotate_quant_moe: x, topk_ids,
+  // topk_weights, [expert_mask], q, s, the four sorted arrays, m, and
+  // x_stride, q_stride at stage 1.
+  const size_t fixedArgs = spec.op == KernelOp::QuantWeight             ? 4
+                           : spec.layout == ScaleLayout::A6W6Tiles      ? 5
+                           : spec.op != KernelOp::RotateQuantMoe        ? 6
+                                                                        : 10 + spec.emask + (spec.stage == 1 ? 2 : 0);
   EXPECT_EQ(info.explicitArgCount(),
             fixedArgs + (isLearned(spec.rot) ? 1u : 0u) + (spec.round == Rounding::Sr ? 1u : 0u) +
                 (spec.select == RotationSelect::Mask ? 2u : 0u) + // layer_mask, layer

@@ -47,7 +47,7 @@ TEST(Tiling, NoRotationTakes64ChannelsPerWave) {
 
 TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
   KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
-  EXPECT_TRUE(t.fillsScalePadding);
+  EXPECT_TRUE(t.fillsRowPadding);
   const LaunchRecord record =
       rotateQuantLaunchRecord(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
   EXPECT_EQ(record.rowPadding, 256u);
