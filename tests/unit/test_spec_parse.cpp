@@ -573,6 +573,30 @@ TEST(SpecReject, W6A16NeedsFp6E2M3K128AndQuantWeight) {
   EXPECT_NE(printSpec(ok.value()).find("wlayout=w6a16_16x128"), std::string::npos);
 }
 
+TEST(SpecReject, A6W6TilesNeedFp6AndRotateQuant) {
+  expectMentions(errorOf("rotate_quant:K=4096,RS=32,layout=mxfp6_c0c1_256_padk2"),
+                 {"layout=mxfp6_c0c1_256_padk2", "fp6_e2m3 or fp6_e3m2", "got fmt=fp4"});
+  expectMentions(errorOf("rotate_quant:K=4096,fmt=fp8_e4m3,layout=mxfp6_c0c1_256_padk2"),
+                 {"layout=mxfp6_c0c1_256_padk2", "got fmt=fp8_e4m3"});
+  expectMentions(errorOf("quant_weight:K=4096,N=16,fmt=fp6_e2m3,layout=mxfp6_c0c1_256_padk2"),
+                 {"layout=mxfp6_c0c1_256_padk2", "rotate_quant only", "not quant_weight"});
+  expectMentions(
+      errorOf("rotate_quant_moe:K=4096,topk=2,E=8,fmt=fp6_e2m3,layout=mxfp6_c0c1_256_padk2"),
+      {"layout=mxfp6_c0c1_256_padk2", "not rotate_quant_moe"});
+  expectMentions(
+      errorOf("rotate_quant_gemm:K=4096,N=16,M=1,fmt=fp6_e2m3,layout=mxfp6_c0c1_256_padk2"),
+      {"layout=mxfp6_c0c1_256_padk2", "not rotate_quant_gemm"});
+  for (const char *text :
+       {"rotate_quant:K=4064,RS=32,fmt=fp6_e2m3,scale=a6w6,round=rna,layout=mxfp6_c0c1_256_padk2",
+        "rotate_quant:K=96,fmt=fp6_e3m2,layout=mxfp6_c0c1_256_padk2"}) {
+    Result<KernelSpec> ok = parseSpec(text);
+    ASSERT_TRUE(ok.ok()) << ok.error();
+    EXPECT_EQ(ok.value().layout, ScaleLayout::A6W6Tiles);
+    EXPECT_EQ(parsedOrDie(printSpec(ok.value())), ok.value());
+    EXPECT_NE(printSpec(ok.value()).find("layout=mxfp6_c0c1_256_padk2"), std::string::npos);
+  }
+}
+
 TEST(SpecReject, Arch) {
   expectMentions(errorOf("rotate_quant:K=4096,arch=gfx942"), {"arch=gfx942", "gfx950"});
   expectMentions(errorOf("rotate_quant:K=4096,arch=GFX950"), {"arch=GFX950"});

@@ -264,3 +264,14 @@ func.func @layer_mask_of_another_length(%x: memref<16x4096xbf16>, %l: memref<32x
       x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<32xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
   return
 }
+
+// -----
+
+// AITER's A6W6 tiles: q and s are whole row tiles of 256 rows (K=160: 4 K
+// tiles with the guards, 384 code and 16 scale bytes a row), not plain rows.
+func.func @a6w6_tiles_given_plain_rows(%x: memref<16x160xbf16>, %q: memref<16x120xi8>, %s: memref<256x16xi8>, %m: i32) {
+  // expected-error @+1 {{operand #1 (q) must be memref<256x384xi8> for M=16, K=160, layout=mxfp6_c0c1_256_padk2 (rows padded to 256; per row tile 4 K tiles = ceil(K/128) + 2 guard, 24576 bytes each), got memref<16x120xi8>}}
+  mxf.rotate_quant <K = 160, RS = 32, rot = hadamard, M = 16, fmt = fp6_e2m3, scale = even, round = rne, inter = f32, layout = mxfp6_c0c1_256_padk2>
+      x(%x : memref<16x160xbf16>) q(%q : memref<16x120xi8>) s(%s : memref<256x16xi8>) rows(%m)
+  return
+}

@@ -59,6 +59,26 @@ TEST(Operands, XAndQCarryRowStridesAndTheScalarArgsSayWhichComeFirst) {
     EXPECT_STRNE(arg.name, "m");
 }
 
+TEST(Operands, A6W6TilesAreDensePaddedToARowTileAndGuarded) {
+  // K=4064: 32 K tiles (K padded to 4096) + 2 guard tiles; a row tile is
+  // 256 rows of 34 * 24576 / 256 = 3264 code and 34 * 1024 / 256 = 136
+  // scale bytes, whatever m <= 256 is.
+  const KernelSpec spec = parsed("rotate_quant:K=4064,RS=32,M=16,fmt=fp6_e2m3,"
+                                 "layout=mxfp6_c0c1_256_padk2");
+  for (int64_t m : {1, 16}) {
+    const std::vector<KernelOperand> ops = kernelOperands(spec, m);
+    ASSERT_EQ(ops.size(), 3u);
+    EXPECT_EQ(named(ops, "q").shape, (std::vector<int64_t>{256, 3264}));
+    EXPECT_EQ(named(ops, "s").shape, (std::vector<int64_t>{256, 136}));
+    EXPECT_FALSE(named(ops, "q").strided()) << "a tile layout has no row stride";
+    EXPECT_NE(named(ops, "q").derivation.find("guard"), std::string::npos);
+  }
+  const std::vector<ScalarArg> scalars = kernelScalarArgs(spec);
+  ASSERT_EQ(scalars.size(), 2u);
+  EXPECT_STREQ(scalars[0].name, "m");
+  EXPECT_STREQ(scalars[1].name, "x_stride");
+}
+
 TEST(Operands, SpansCountTheLastRowOnceAndTheGapsBetween) {
   const KernelSpec spec = parsed("rotate_quant:K=256,M=8");
   const std::vector<KernelOperand> ops = kernelOperands(spec, 3);
