@@ -77,6 +77,16 @@ public:
       prepareTiledRow();
   }
 
+  /// The same for a row given by group (see GroupedRow); only the A6W6 tiles
+  /// take it (their padding rows are uniform groups).
+  CodeWriter(mlir::ImplicitLocOpBuilder &b, ElemFormat format, CodeLayout layout, Value codes,
+             GroupedRow grouped)
+      : IrBuilder(b), layout(layout), q(codes), row(add(mulBy(grouped.group, 16), grouped.inGroup)),
+        blockBytes(formatInfo(format).bits * 32 / 8), pieceBytes(blockBytes / 8) {
+    assert(layout == CodeLayout::A6W6Tiles && "only the A6W6 tiles take a grouped row");
+    prepareA6W6Row(grouped);
+  }
+
   /// Stores a lane's two pieces (`bytes`: vector<2*piece x i8>) of scale
   /// block `scaleBlock` (index) of the row; `group` is g = lane/16 (index).
   /// With contiguous channels the two pieces are one run of 2*piece bytes at
@@ -173,23 +183,30 @@ private:
       rowOffset = add(mulBy(divBy(row, 16), 16 * rowBytes), mulBy(remBy(row, 16), 16));
       return;
     }
-    if (layout == CodeLayout::A6W6Tiles) {
-      // A row tile is 256 rows of rowBytes (its K tiles, guards included);
-      // the row is blk's row part (row%256/16)*64 + row%16.
-      Value inTile = remBy(row, 256);
-      Value tileRow = mulBy(divBy(row, 256), 256 * rowBytes);
-      Value rowBlocks = add(mulBy(divBy(inTile, 16), 64), remBy(inTile, 16));
-      rowOffset = add(tileRow, mulBy(rowBlocks, 16));
-      secondRegionRowOffset = add(tileRow, add(idx(16384), mulBy(rowBlocks, 8)));
-      tileBytes = 24576;
-      return;
-    }
+    if (layout == CodeLayout::A6W6Tiles)
+      return prepareA6W6Row({divBy(row, 16), remBy(row, 16)});
     // W6A16: 16 rows of rowBytes are rowBytes/24 blocks = rowBytes/96 tiles
     // of 1536 bytes, i.e. 16 * rowBytes bytes per row tile.
     Value tileRow = mulBy(divBy(row, 16), 16 * rowBytes);
     rowOffset = add(tileRow, mulBy(remBy(row, 16), 16));
     secondRegionRowOffset = add(tileRow, add(idx(1024), mulBy(remBy(row, 16), 8)));
     tileBytes = 1536;
+  }
+
+  /// A6W6: a row tile is 256 rows of rowBytes (its K tiles, guards
+  /// included); in a K tile, block (row, j) is blk = (group%16)*64 + (j%4)*16
+  /// + inGroup. The group's part (uniform where the group is) and the
+  /// lane's are summed last.
+  void prepareA6W6Row(GroupedRow grouped) {
+    llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
+    flatCodes = mlir::memref::CollapseShapeOp::create(b, q, bothDims);
+    const int64_t rowBytes = llvm::cast<mlir::MemRefType>(q.getType()).getDimSize(1);
+    Value tileRow = mulBy(divBy(grouped.group, 16), 256 * rowBytes);
+    Value groupInTile = remBy(grouped.group, 16);
+    rowOffset = add(add(tileRow, mulBy(groupInTile, 64 * 16)), mulBy(grouped.inGroup, 16));
+    secondRegionRowOffset = add(add(tileRow, add(idx(16384), mulBy(groupInTile, 64 * 8))),
+                                mulBy(grouped.inGroup, 8));
+    tileBytes = 24576;
   }
 
   /// Where block `scaleBlock` of the row starts in both regions of its tile

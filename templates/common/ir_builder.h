@@ -23,6 +23,14 @@
 
 namespace mxf {
 
+/// A row given as its 16-row group and its row in the group: where the
+/// group is wave-uniform (a workgroup id, a uniform loop counter) and the
+/// row in the group is the lane's, the tiled layouts' row offsets are a
+/// uniform sum (scalar ALU) plus a lane term (CodeWriter, ScaleWriter).
+struct GroupedRow {
+  mlir::Value group, inGroup;
+};
+
 class IrBuilder {
 public:
   explicit IrBuilder(mlir::ImplicitLocOpBuilder &b) : b(b) {}

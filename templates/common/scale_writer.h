@@ -29,7 +29,16 @@ public:
     if (layout == ScaleLayout::A4W4Shuffle)
       prepareShuffledScales();
     if (layout == ScaleLayout::A6W6Tiles)
-      prepareTiledScales();
+      prepareTiledScales({divBy(row, 16), remBy(row, 16)});
+  }
+
+  /// The same for a row given by group (see GroupedRow); only the A6W6
+  /// tiles take it.
+  ScaleWriter(mlir::ImplicitLocOpBuilder &b, ScaleLayout layout, Value scales, GroupedRow grouped)
+      : IrBuilder(b), layout(layout), s(scales),
+        row(add(mulBy(grouped.group, 16), grouped.inGroup)) {
+    assert(layout == ScaleLayout::A6W6Tiles && "only the A6W6 tiles take a grouped row");
+    prepareTiledScales(grouped);
   }
 
   /// Stores `byte` (i8) as the scale of block `scaleBlock` (index) of the row.
@@ -76,14 +85,19 @@ private:
   }
 
   /// A6W6 tiles: the row's part; a row tile is 256 rows of the argument's
-  /// columns (its K tiles' 1024 bytes each, guards included).
-  void prepareTiledScales() {
+  /// columns (its K tiles' 1024 bytes each, guards included). Row r of the
+  /// tile is at (r/128)*512 + (r%16)*8 + (r%128)/16; with r = 16*group +
+  /// inGroup that is the group's (group%16/8)*512 + group%8 plus the lane's
+  /// inGroup*8, summed last.
+  void prepareTiledScales(GroupedRow grouped) {
     llvm::SmallVector<mlir::ReassociationIndices, 1> bothDims{{0, 1}};
     flatScales = mlir::memref::CollapseShapeOp::create(b, s, bothDims);
     const int64_t cols = llvm::cast<mlir::MemRefType>(s.getType()).getDimSize(1);
-    Value inTile = remBy(row, 256);
-    tiledRowOffset = add(add(mulBy(divBy(row, 256), 256 * cols), mulBy(divBy(inTile, 128), 512)),
-                         add(mulBy(remBy(row, 16), 8), divBy(remBy(inTile, 128), 16)));
+    Value groupInTile = remBy(grouped.group, 16);
+    Value groupPart = add(add(mulBy(divBy(grouped.group, 16), 256 * cols),
+                              mulBy(divBy(groupInTile, 8), 512)),
+                          remBy(groupInTile, 8));
+    tiledRowOffset = add(groupPart, mulBy(grouped.inGroup, 8));
   }
 
   ScaleLayout layout;

@@ -121,8 +121,15 @@ public:
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
     loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
-    scales.emplace(b, spec.layout, s, row);
-    codes.emplace(b, spec.fmt, codeLayout(), q, row);
+    if (spec.layout == ScaleLayout::A6W6Tiles) {
+      // The row tile (a workgroup id) is the group: the tiles' row offsets
+      // are then scalar plus the lane's token.
+      scales.emplace(b, spec.layout, s, GroupedRow{rowTile, token});
+      codes.emplace(b, spec.fmt, CodeLayout::A6W6Tiles, q, GroupedRow{rowTile, token});
+    } else {
+      scales.emplace(b, spec.layout, s, row);
+      codes.emplace(b, spec.fmt, codeLayout(), q, row);
+    }
     if (spec.layout == ScaleLayout::A6W6Tiles) // the launched tiles' rows past m
       rowInPadding = cmp(arith::CmpIPredicate::uge, row, mIndex);
     if (tiling.fillsRowPadding) {
@@ -259,7 +266,10 @@ public:
   /// included): piece i = (group, K tile), group-major, goes to wave i mod
   /// W of the W waves launched, in the order (row tile, unit). A wave steps
   /// its (group, K tile) by W without dividing per piece: W = stepGroups *
-  /// kTiles + stepTiles, divided once.
+  /// kTiles + stepTiles, divided once. The wave's index is made uniform
+  /// (readfirstlane: the compiler cannot know tid/64 is), so the loop and
+  /// each piece's group and K tile offsets run on the scalar unit and a
+  /// piece costs the lane's address adds and its three stores.
   void emitA6W6PaddingRows(Value unit, Value token) {
     const int64_t kTiles = args.bufferType("s").getDimSize(1) / 4;
     const int64_t gridX =
@@ -268,7 +278,7 @@ public:
     Value launchedTiles = divBy(add(mIndex, idx(kTileRows - 1)), kTileRows);
     Value paddedGroups = mulBy(divBy(add(mIndex, idx(255)), 256), 256 / kTileRows);
     Value pieces = mulBy(arith::SubIOp::create(b, paddedGroups, launchedTiles), kTiles);
-    Value waveIndex = add(mulBy(rowTile, wavesPerRowTile), unit);
+    Value waveIndex = waveUniform(add(mulBy(rowTile, wavesPerRowTile), unit));
     Value waves = mulBy(launchedTiles, wavesPerRowTile);
     Value stepGroups = divBy(waves, kTiles), stepTiles = remBy(waves, kTiles);
     Value firstGroup = add(launchedTiles, divBy(waveIndex, kTiles));
@@ -277,9 +287,8 @@ public:
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value padGroup = loop.getRegionIterArg(0), kTile = loop.getRegionIterArg(1);
-    Value padRow = add(mulBy(padGroup, kTileRows), token);
-    CodeWriter padCodes(b, spec.fmt, CodeLayout::A6W6Tiles, q, padRow);
-    ScaleWriter padScales(b, ScaleLayout::A6W6Tiles, s, padRow);
+    CodeWriter padCodes(b, spec.fmt, CodeLayout::A6W6Tiles, q, GroupedRow{padGroup, token});
+    ScaleWriter padScales(b, ScaleLayout::A6W6Tiles, s, GroupedRow{padGroup, token});
     emitA6W6PaddingBlockOfKTile(kTile, padCodes, padScales);
     Value nextTile = add(kTile, stepTiles);
     Value wraps = cmp(arith::CmpIPredicate::uge, nextTile, idx(kTiles));
@@ -287,6 +296,14 @@ public:
     nextTile = arith::SelectOp::create(b, wraps, arith::SubIOp::create(b, nextTile, idx(kTiles)),
                                        nextTile);
     mlir::scf::YieldOp::create(b, mlir::ValueRange{add(add(padGroup, stepGroups), carry), nextTile});
+  }
+
+  /// `value` (index), equal in every lane of the wave, as a value the
+  /// compiler knows is: read from the first lane (32 bits suffice here).
+  Value waveUniform(Value value) {
+    Value lane32 = arith::IndexCastUIOp::create(b, b.getI32Type(), value);
+    Value first = mlir::ROCDL::ReadfirstlaneOp::create(b, b.getI32Type(), lane32);
+    return arith::IndexCastUIOp::create(b, b.getIndexType(), first);
   }
 
   /// The launched row tiles' own padding: the wave of the last unit writes
