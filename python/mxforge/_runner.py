@@ -90,8 +90,8 @@ def _check_layout(view, operand, spec):
         if extent > 1 and stride != expected:
             raise errors.ArgumentError(
                 f"{view.name} must be contiguous (strides {list(view.strides)} for shape "
-                f"{list(view.shape)}); only operands with a row-stride argument (x, q) may "
-                f"have strided rows")
+                f"{list(view.shape)}); {view.name} of this spec has no row-stride argument, "
+                f"so its rows must be dense (spec {spec})")
         expected *= extent
 
 

@@ -79,6 +79,12 @@ def test_wrong_shapes_and_formats_are_refused(rng):
                              out=(np.zeros((3, 192), np.uint8), good_s))
     with pytest.raises(Exception, match="fp6_e2m3 or fp6_e3m2"):
         mxforge.rotate_quant(x, rs=32, fmt="fp4", layout="mxfp6_c0c1_256_padk2")
+    # The tiles are dense: a row view of a wider buffer is refused by name.
+    wide = np.zeros((256, 400), np.uint8)
+    with pytest.raises(Exception, match="no row-stride argument"):
+        mxforge.rotate_quant(x, rs=32, fmt="fp6_e2m3", layout="mxfp6_c0c1_256_padk2",
+                             out=(wide[:, :384], good_s))
+    assert not wide.any(), "nothing is written when a call is refused"
     # The right shapes are accepted and every byte is written.
     good_q.fill(0xA5)
     good_s.fill(0xA5)
