@@ -129,8 +129,10 @@ public:
     if (splitsBlocks()) {
       assert(blockBytes == 24 && "the split layouts are of fp6 blocks");
       const SplitBases at = splitBases(scaleBlock);
-      mlir::vector::StoreOp::create(b, slice(bytes, 0, 16), flatCodes, mlir::ValueRange{at.head});
-      mlir::vector::StoreOp::create(b, slice(bytes, 16, 8), flatCodes, mlir::ValueRange{at.tail});
+      mlir::vector::StoreOp::create(b, slice(bytes, 0, 16), flatCodes,
+                                    mlir::ValueRange{splitOffset(at.head)});
+      mlir::vector::StoreOp::create(b, slice(bytes, 16, 8), flatCodes,
+                                    mlir::ValueRange{splitOffset(at.tail)});
       return;
     }
     if (layout == CodeLayout::Plain) {
@@ -153,9 +155,11 @@ public:
     if (splitsBlocks()) {
       const SplitBases at = splitBases(scaleBlock);
       Value head = mlir::vector::LoadOp::create(
-          b, mlir::VectorType::get({16}, b.getI8Type()), flatCodes, mlir::ValueRange{at.head});
+          b, mlir::VectorType::get({16}, b.getI8Type()), flatCodes,
+          mlir::ValueRange{splitOffset(at.head)});
       Value tail = mlir::vector::LoadOp::create(
-          b, mlir::VectorType::get({8}, b.getI8Type()), flatCodes, mlir::ValueRange{at.tail});
+          b, mlir::VectorType::get({8}, b.getI8Type()), flatCodes,
+          mlir::ValueRange{splitOffset(at.tail)});
       llvm::SmallVector<int64_t, 24> both;
       for (int64_t i = 0; i < 24; ++i)
         both.push_back(i);
@@ -209,6 +213,14 @@ private:
     tileBytes = 24576;
   }
 
+  /// An offset into the split layouts' flat buffer: 32-bit for the A6W6
+  /// tiles (IrBuilder::offset32: a 256-row tile set is far below 4 GiB), so
+  /// their byte-wise stores address an SGPR base plus one VGPR, not a
+  /// 64-bit pair each (W6A16 keeps its 64-bit offsets).
+  Value splitOffset(Value offset) {
+    return layout == CodeLayout::A6W6Tiles ? offset32(offset) : offset;
+  }
+
   /// Where block `scaleBlock` of the row starts in both regions of its tile
   /// (tile j/4; in it, block j%4 is 16 rows' blocks further on: 256 bytes
   /// of the first region, 128 of the second).
@@ -234,7 +246,7 @@ private:
       Value index = mlir::arith::SelectOp::create(b, inFirst, add(firstBase, c),
                                                   add(secondBase, add(c, idx(-16))));
       Value byte = mlir::vector::ExtractOp::create(b, bytes, i);
-      mlir::memref::StoreOp::create(b, byte, flatCodes, mlir::ValueRange{index});
+      mlir::memref::StoreOp::create(b, byte, flatCodes, mlir::ValueRange{splitOffset(index)});
     };
     if (channels == LaneChannels::Contiguous) {
       // Bytes 6g..6g+5: group 2's run crosses byte 16.
@@ -244,7 +256,7 @@ private:
     }
     Value firstByte = mulBy(group, pieceBytes);
     mlir::vector::StoreOp::create(b, slice(bytes, 0, pieceBytes), flatCodes,
-                                  mlir::ValueRange{add(firstBase, firstByte)});
+                                  mlir::ValueRange{splitOffset(add(firstBase, firstByte))});
     for (int64_t i = 0; i < pieceBytes; ++i)
       storeByte(add(firstByte, idx(blockBytes / 2 + i)), pieceBytes + i);
   }

@@ -82,6 +82,16 @@ protected:
         .getResult(0);
   }
 
+  /// `offset` (index) as a value known to fit 32 bits: truncated and
+  /// zero-extended back. `index` lowers to i64, so addresses are otherwise
+  /// 64-bit VGPR pairs; from zext(i32) LLVM narrows the arithmetic that
+  /// feeds it to 32 bits and addresses global memory as an SGPR base plus
+  /// a 32-bit VGPR offset. Only for offsets into one buffer (< 4 GiB).
+  Value offset32(Value offset) {
+    Value narrow = mlir::arith::IndexCastUIOp::create(b, b.getI32Type(), offset);
+    return mlir::arith::IndexCastUIOp::create(b, b.getIndexType(), narrow);
+  }
+
   Value remBy(Value a, int64_t c) {
     if (isPowerOfTwo(c))
       return mlir::arith::AndIOp::create(b, a, idx(c - 1));

@@ -63,9 +63,9 @@ private:
   /// block's, of AITER mx_scale_shuffle_idx (numerics a4w4ScaleIndex) or of
   /// the A6W6 tiles (a6w6ScaleOffset).
   Value flatIndex(Value scaleBlock) {
-    if (layout == ScaleLayout::A6W6Tiles) // K tile j/4 (1024 bytes), then j%4
-      return add(tiledRowOffset, add(mulBy(divBy(scaleBlock, 4), 1024),
-                                     mulBy(remBy(scaleBlock, 4), 128)));
+    if (layout == ScaleLayout::A6W6Tiles) // K tile j/4 (1024 bytes), then j%4; 32-bit
+      return offset32(add(tiledRowOffset, add(mulBy(divBy(scaleBlock, 4), 1024),
+                                              mulBy(remBy(scaleBlock, 4), 128))));
     Value index = add(shuffledRowOffset, mulBy(divBy(scaleBlock, 8), 256));
     index = add(index, mulBy(remBy(scaleBlock, 4), 64));
     return add(index, mulBy(divBy(remBy(scaleBlock, 8), 4), 2));

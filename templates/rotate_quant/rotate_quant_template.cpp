@@ -1254,9 +1254,18 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   // held to 64 the per-block kernels spill (20 bytes of scratch at RS=64),
   // held to 72 the RS=256 ones with W6A16 tiles (12-20 bytes); unasked, the
   // RS=256 learned kernel takes 102 (docs/templates.md, "quant_weight").
+  // AITER's A6W6 tiles keep more addresses live (the C0/C1 bases, the
+  // byte-wise stores of a lane's second piece, the padding loop's): unasked,
+  // the mask-selected RS=128 Hadamard kernel took 82 VGPRs; held to 72 the
+  // RS=128 kernel with round=sr spilled 20 bytes. They are asked for 6
+  // waves (80 VGPRs), 5 (96) with selection (both paths' addresses) and
+  // for the RS=256 learned kernel (12 bytes spilled at 80 with even126), 4
+  // (128) with selection at RS=256 (12 bytes spilled at 96 with round=sr).
+  const bool fp6NeedsFour = spec.layout == ScaleLayout::A6W6Tiles &&
+                            spec.select != RotationSelect::Off && spec.RS >= 256;
   const bool tightRegisterBudget =
       (spec.RS >= 256 && (spec.rot == RotationKind::Hadamard || spec.rot == RotationKind::Learned)) ||
-      tiling.transposesInWaveLds;
+      tiling.transposesInWaveLds || spec.layout == ScaleLayout::A6W6Tiles;
   // The MoE kernel's scatter (a sorted row per slot) and its sorter's
   // pointers cost these kernels 2-8 more VGPRs and a few SGPRs: held to 64
   // they spill (RS=256, and the per-block R through each wave's LDS), so
@@ -1274,17 +1283,23 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   // The RS=256 learned weight kernel with W6A16 tiles spilled 12 bytes at
   // 80 VGPRs for K=768 (three 256-channel units per row: a Python random
   // spec found it), so it gets 5 waves (96 VGPRs).
-  const bool fp6NeedsFive = spec.op == KernelOp::QuantWeight &&
-                            spec.wlayout == WeightLayout::W6A16Tile16x128 && spec.RS >= 256 &&
-                            spec.rot == RotationKind::Learned;
+  const bool fp6NeedsFive = (spec.op == KernelOp::QuantWeight &&
+                             spec.wlayout == WeightLayout::W6A16Tile16x128 && spec.RS >= 256 &&
+                             spec.rot == RotationKind::Learned) ||
+                            (spec.layout == ScaleLayout::A6W6Tiles &&
+                             (spec.select != RotationSelect::Off ||
+                              (spec.RS >= 256 && spec.rot == RotationKind::Learned)));
   const bool fp6NeedsSix =
-      spec.RS >= 256 || (spec.op == KernelOp::QuantWeight &&
-                         spec.wlayout == WeightLayout::W6A16Tile16x128 &&
-                         tiling.transposesInWaveLds);
+      spec.RS >= 256 || spec.layout == ScaleLayout::A6W6Tiles ||
+      (spec.op == KernelOp::QuantWeight && spec.wlayout == WeightLayout::W6A16Tile16x128 &&
+       tiling.transposesInWaveLds);
   if (tightRegisterBudget)
     func->setAttr("rocdl.waves_per_eu",
                   b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6
-                                          ? (fp6NeedsFive ? 5 : fp6NeedsSix ? 6 : 7)
+                                          ? (fp6NeedsFour   ? 4
+                                             : fp6NeedsFive ? 5
+                                             : fp6NeedsSix  ? 6
+                                                            : 7)
                                       : moe                          ? (spec.RS >= 256 ? 6 : 7)
                                       : selective                    ? 7
                                                                      : 8));

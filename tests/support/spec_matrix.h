@@ -313,6 +313,8 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
       {224, 128, 32, RotationKind::Learned, ElemFormat::E2M3, ScaleRule::Even126, Rounding::Rne, RotationSelect::Off},
       {4064, 1, 32, RotationKind::LearnedPerBlock, ElemFormat::E2M3, ScaleRule::A6W6, Rounding::Rne, RotationSelect::Off},
       {16384, 1, 64, RotationKind::Hadamard, ElemFormat::E3M2, ScaleRule::Floor, Rounding::Rne, RotationSelect::Off},
+      // The register-heaviest: selection with sr at RS=256 (asked for 4 waves).
+      {768, 16, 256, RotationKind::Hadamard, ElemFormat::E3M2, ScaleRule::Even, Rounding::Sr, RotationSelect::Flag},
   };
   for (size_t i = 0; i < std::size(tileCases); ++i) {
     const TileCase &c = tileCases[i];
@@ -333,7 +335,7 @@ inline std::vector<KernelSpec> rotateQuantSpecMatrix() {
   }
   // 13 rotations x 4 rules x 2 layouts x 3 points + 10 + 20 long K + 22 odd K
   // + 26 fp6 + 26 fp8 + 10 butterfly + 35 stochastic + 8 rconv=xrt
-  // + 26 selective + 18 A6W6 contract + 14 rna + 4 a6w6 + 14 A6W6 tiles = 571
+  // + 26 selective + 18 A6W6 contract + 14 rna + 4 a6w6 + 15 A6W6 tiles = 572
   return specs;
 }
 
