@@ -141,18 +141,29 @@ std::string describeArray(NpyDType dtype, const std::vector<size_t> &shape) {
   return std::string(npyDescr(dtype)) + " " + shapeString(shape);
 }
 
-Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
+namespace {
+
+/// The preamble and header dict of a .npy file, and where its data starts.
+struct NpyFrame {
+  NpyHeaderDict header;
+  size_t dataAt = 0;
+};
+
+Result<NpyFrame> frameNpy(std::string_view bytes, std::string_view name) {
+  using R = Result<NpyFrame>;
+  auto fail = [&](const std::string &problem) {
+    return R::failure(std::string(name) + ": " + problem);
+  };
   const size_t fileSize = bytes.size();
   auto truncated = [&](const char *what) {
-    return fail(name,
-                "truncated .npy file: " + std::to_string(fileSize) + " bytes end inside " + what);
+    return fail("truncated .npy file: " + std::to_string(fileSize) + " bytes end inside " + what);
   };
   if (fileSize == 0)
-    return fail(name, "empty file, not a .npy file");
+    return fail("empty file, not a .npy file");
   if (fileSize < kMagic.size() && kMagic.substr(0, fileSize) == bytes)
     return truncated("the magic string");
   if (bytes.substr(0, kMagic.size()) != kMagic)
-    return fail(name, "not a .npy file (bad magic: it must start with \\x93NUMPY)");
+    return fail("not a .npy file (bad magic: it must start with \\x93NUMPY)");
   if (fileSize < kMagic.size() + kVersionBytes)
     return truncated("the format version");
   const unsigned major = static_cast<unsigned char>(bytes[6]);
@@ -163,7 +174,7 @@ Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
   else if (major == 2 && minor == 0)
     lengthBytes = 4;
   else
-    return fail(name, "unsupported .npy format version " + std::to_string(major) + "." +
+    return fail("unsupported .npy format version " + std::to_string(major) + "." +
                           std::to_string(minor) + " (mxforge reads versions 1.0 and 2.0)");
   const size_t lengthAt = kMagic.size() + kVersionBytes;
   if (fileSize < lengthAt + lengthBytes)
@@ -173,14 +184,108 @@ Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
       lengthBytes == 2 ? readLittle<uint16_t>(lengthField) : readLittle<uint32_t>(lengthField);
   const size_t headerAt = lengthAt + lengthBytes;
   if (fileSize - headerAt < headerLength)
-    return fail(name, "truncated .npy file: the header is " + std::to_string(headerLength) +
+    return fail("truncated .npy file: the header is " + std::to_string(headerLength) +
                           " bytes but only " + std::to_string(fileSize - headerAt) +
                           " follow the preamble");
 
   Result<NpyHeaderDict> dict = parseNpyHeaderDict(bytes.substr(headerAt, headerLength));
   if (!dict.ok())
-    return fail(name, dict.error());
-  const NpyHeaderDict &header = dict.value();
+    return fail(dict.error());
+  // Order only matters when two or more dimensions exceed 1; numpy itself
+  // marks e.g. a transposed [1, n] view as Fortran-ordered.
+  size_t nontrivialDims = 0;
+  for (size_t dim : dict.value().shape)
+    nontrivialDims += dim > 1;
+  if (dict.value().fortranOrder && nontrivialDims > 1)
+    return fail("fortran_order is True; mxforge reads C-order arrays only (save "
+                "np.ascontiguousarray(arr))");
+  return NpyFrame{dict.value(), headerAt + headerLength};
+}
+
+/// The data after `frame` must be exactly `dataBytes` long.
+Status checkDataLength(std::string_view bytes, std::string_view name, const NpyFrame &frame,
+                       std::optional<size_t> dataBytes) {
+  const NpyHeaderDict &header = frame.header;
+  if (!dataBytes)
+    return Status::failure(std::string(name) + ": shape " + shapeString(header.shape) + " of " +
+                           header.descr +
+                           " does not fit in memory (its byte count overflows 64 bits)");
+  const size_t available = bytes.size() - frame.dataAt;
+  if (available != *dataBytes)
+    return Status::failure(std::string(name) + ": data is " +
+                           std::string(available < *dataBytes ? "shorter" : "longer") +
+                           " than the header says: shape " + shapeString(header.shape) + " of " +
+                           header.descr + " needs " + std::to_string(*dataBytes) +
+                           " bytes, the file has " + std::to_string(available) +
+                           " after the header");
+  return Status::success();
+}
+
+
+/// Bytes per element of a fixed-width numpy descr that needs no byte
+/// swapping here: '<' (or '=', or '|' for one byte) and a kind of b, i, u, f,
+/// c or V followed by its size; '|b1' and '?' are bools.
+std::optional<size_t> rawItemSize(std::string_view descr) {
+  if (descr == "?" || descr == "|b1")
+    return 1;
+  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '='))
+    return std::nullopt;
+  if (std::string_view("biufcV").find(descr[1]) == std::string_view::npos)
+    return std::nullopt;
+  size_t size = 0;
+  for (char c : descr.substr(2)) {
+    if (c < '0' || c > '9' || size > 1024)
+      return std::nullopt;
+    size = size * 10 + size_t(c - '0');
+  }
+  if (size == 0 || (descr[0] == '|' && size != 1 && descr[1] != 'V'))
+    return std::nullopt;
+  return size;
+}
+
+} // namespace
+
+Result<NpyRawArray> parseNpyRaw(std::string_view bytes, std::string_view name) {
+  using R = Result<NpyRawArray>;
+  Result<NpyFrame> frame = frameNpy(bytes, name);
+  if (!frame.ok())
+    return frame.status();
+  const NpyHeaderDict &header = frame.value().header;
+  std::optional<size_t> itemSize = rawItemSize(header.descr);
+  if (!itemSize)
+    return R::failure(std::string(name) + ": unsupported dtype " + quoted(header.descr.substr(0, 32)) +
+                      " (a little-endian fixed-width number or void type is needed" +
+                      (!header.descr.empty() && header.descr.front() == '>'
+                           ? "; write arr.astype(arr.dtype.newbyteorder('<'))"
+                           : "") +
+                      ")");
+  if (Status s = checkDataLength(bytes, name, frame.value(),
+                                 byteCount(header.shape, *itemSize, nullptr));
+      !s.ok())
+    return s;
+  NpyRawArray array;
+  array.descr = header.descr;
+  array.shape = header.shape;
+  array.itemSize = *itemSize;
+  const char *data = bytes.data() + frame.value().dataAt;
+  array.bytes.assign(data, data + (bytes.size() - frame.value().dataAt));
+  return array;
+}
+
+Result<NpyRawArray> readNpyRaw(const std::string &path) {
+  Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxNpyFileBytes);
+  if (!bytes.ok())
+    return bytes.status();
+  const std::vector<uint8_t> &data = bytes.value();
+  return parseNpyRaw(std::string_view(reinterpret_cast<const char *>(data.data()), data.size()),
+                     path);
+}
+
+Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
+  Result<NpyFrame> frame = frameNpy(bytes, name);
+  if (!frame.ok())
+    return frame.status();
+  const NpyHeaderDict &header = frame.value().header;
 
   std::optional<NpyDType> dtype = dtypeFromDescr(header.descr);
   if (!dtype) {
@@ -190,30 +295,12 @@ Result<NpyArray> parseNpy(std::string_view bytes, std::string_view name) {
     return fail(name,
                 "unsupported dtype " + quoted(header.descr.substr(0, 32)) + " (" + hint + ")");
   }
-  // Order only matters when two or more dimensions exceed 1; numpy itself
-  // marks e.g. a transposed [1, n] view as Fortran-ordered.
-  size_t nontrivialDims = 0;
-  for (size_t dim : header.shape)
-    nontrivialDims += dim > 1;
-  if (header.fortranOrder && nontrivialDims > 1)
-    return fail(name, "fortran_order is True; mxforge reads C-order arrays only (save "
-                      "np.ascontiguousarray(arr))");
-
   size_t elements = 0;
-  std::optional<size_t> dataBytes = byteCount(header.shape, npyItemSize(*dtype), &elements);
-  if (!dataBytes)
-    return fail(name, "shape " + shapeString(header.shape) + " of " + header.descr +
-                          " does not fit in memory (its byte count overflows 64 bits)");
-  const size_t dataAt = headerAt + headerLength;
-  const size_t available = fileSize - dataAt;
-  if (available != *dataBytes)
-    return fail(name, "data is " + std::string(available < *dataBytes ? "shorter" : "longer") +
-                          " than the header says: shape " + shapeString(header.shape) + " of " +
-                          header.descr + " needs " + std::to_string(*dataBytes) +
-                          " bytes, the file has " + std::to_string(available) +
-                          " after the header");
-
-  const char *data = bytes.data() + dataAt;
+  if (Status s = checkDataLength(bytes, name, frame.value(),
+                                 byteCount(header.shape, npyItemSize(*dtype), &elements));
+      !s.ok())
+    return s;
+  const char *data = bytes.data() + frame.value().dataAt;
   NpyArray array;
   array.shape = header.shape;
   switch (*dtype) {

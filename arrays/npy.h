@@ -77,6 +77,21 @@ constexpr uint64_t kMaxNpyFileBytes = uint64_t(4) << 30;
 /// (a FIFO or a device node is refused, not read until it ends).
 Result<NpyArray> readNpy(const std::string &path);
 
+/// A .npy array of any fixed-width little-endian dtype, as raw element bytes
+/// (what `mxforge launch` copies into a kernel's buffer: the kernel, not the
+/// file, says what the bytes mean).
+struct NpyRawArray {
+  std::string descr;         // e.g. "<f2", "|i1", "<V2"
+  std::vector<size_t> shape;
+  size_t itemSize = 0;
+  std::vector<uint8_t> bytes; // C order
+};
+/// Parses any C-order .npy of a little-endian (or one-byte) number or void
+/// dtype; big-endian, object and string dtypes are refused by name.
+Result<NpyRawArray> parseNpyRaw(std::string_view bytes, std::string_view name);
+/// readNpy's file rules, parseNpyRaw's dtypes.
+Result<NpyRawArray> readNpyRaw(const std::string &path);
+
 /// The bytes of a .npy file holding `array`; fails when the shape does not
 /// match the number of elements.
 Result<std::string> encodeNpy(const NpyArray &array);

@@ -77,6 +77,10 @@ struct mxf_context {
 
 namespace mxf::capi {
 
+/// The KernelInfos of a code object's metadata (libmxforge: codeobj/, with
+/// LLVM; libmxforge_runtime: an error saying it needs libmxforge).
+Result<std::vector<KernelInfo>> codeObjectKernels(const std::vector<uint8_t> &hsaco);
+
 /// Records `message` as the calling thread's last error; returns `status`.
 mxf_status fail(mxf_status status, std::string message);
 

@@ -23,6 +23,12 @@ std::optional<mxf::JitCompiler> contextCompiler(int codeObjectVersion) {
   return reader;
 }
 
+Result<std::vector<KernelInfo>> codeObjectKernels(const std::vector<uint8_t> &) {
+  return Result<std::vector<KernelInfo>>::failure(
+      "reading a code object's metadata needs libmxforge.so (it links LLVM); "
+      "libmxforge_runtime.so launches bundles and cache entries only");
+}
+
 } // namespace mxf::capi
 
 extern "C" int mxf_library_has_jit(void) { return 0; }

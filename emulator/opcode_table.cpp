@@ -65,6 +65,7 @@ const OpRegistry &opRegistry() {
     registerValuCmp(r);
     registerValuPacked(r);
     registerVmem(r);
+    registerMubuf(r);
     registerLds(r);
     registerMfma(r);
     registerCvtScaled(r);

@@ -52,6 +52,7 @@ void registerValuFloat(OpRegistry &registry);
 void registerValuCmp(OpRegistry &registry);
 void registerValuPacked(OpRegistry &registry);
 void registerVmem(OpRegistry &registry);
+void registerMubuf(OpRegistry &registry);
 void registerLds(OpRegistry &registry);
 void registerMfma(OpRegistry &registry);
 void registerCvtScaled(OpRegistry &registry);

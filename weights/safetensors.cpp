@@ -2,7 +2,7 @@
 
 #include "weights/safetensors.h"
 
-#include "weights/json.h"
+#include "support/json.h"
 
 #include <algorithm>
 #include <cerrno>

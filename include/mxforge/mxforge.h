@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 3
+#define MXFORGE_API_VERSION_MINOR 4
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -326,6 +326,16 @@ MXF_API mxf_status mxf_kernel_get_quant_layout(const mxf_kernel *kernel,
 /* 1 in libmxforge (it can JIT-compile), 0 in libmxforge_runtime (bundles
  * and cache entries only; a spec none holds is MXF_ERROR_NOT_FOUND). */
 MXF_API int mxf_library_has_jit(void);
+
+/*===--- Any code object, from a launch file (API 1.4) -------------------===*/
+
+/* Runs the launch file at `path` (docs/cli.md, "mxforge launch": a code
+ * object, grid, block, dynamic LDS and its explicit arguments as buffers from
+ * .npy files or scalars) on the context's device, waits, and writes its "out"
+ * buffers as 1-d uint8 .npy files, all or none. Every argument is checked
+ * against the code object's metadata first. libmxforge only: in
+ * libmxforge_runtime it returns MXF_ERROR_INVALID_ARGUMENT saying so. */
+MXF_API mxf_status mxf_launch_file(mxf_context *context, const char *path);
 
 /*===--- Specs without a context (allocation, shape propagation) ---------===*/
 

@@ -35,6 +35,7 @@ Subcommand bundleSubcommand();  // bundle_command.cpp (kernel table + JIT)
 Subcommand cacheSubcommand();   // cache_command.cpp (compiler/cache, no MLIR)
 Subcommand quantizeSubcommand(); // quantize_command.cpp (weights/, no MLIR)
 Subcommand calibrateSubcommand(); // calibrate_command.cpp (arrays/, weights/: no MLIR)
+Subcommand launchSubcommand();  // launch_command.cpp (codeobj/ + runtime: no MLIR)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
                                     bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand(),
-                                    calibrateSubcommand()};
+                                    calibrateSubcommand(), launchSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -78,6 +78,7 @@ int main(int argc, char **argv) {
       "  mxforge compile --spec SPEC   compile a spec to a gfx950 code object\n"
       "  mxforge inspect FILE          a code object (.hsaco) or bundle (.mxfb): registers, occupancy\n"
       "  mxforge run --spec SPEC       run a kernel on the emulator (or hip), --check it\n"
+      "  mxforge launch LAUNCH.json    run any gfx950 code object from a JSON launch file\n"
       "  mxforge bundle --preset NAME  compile a set of specs into an AOT bundle (.mxfb)\n"
       "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n"
       "  mxforge quantize --in CKPT    quantize a safetensors checkpoint's weights\n"

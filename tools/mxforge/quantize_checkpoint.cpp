@@ -26,7 +26,7 @@
 #include "tools/mxforge/quantize_config.h"
 #include "tools/mxforge/quantize_kernel.h"
 #include "weights/host_quantizer.h"
-#include "weights/json.h"
+#include "support/json.h"
 #include "weights/safetensors.h"
 
 #include "llvm/Support/Regex.h"
@@ -358,7 +358,7 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
 
 /// The index of a sharded checkpoint: its JSON and the shard file names.
 struct Index {
-  weights::json::Value root;
+  json::Value root;
   std::vector<std::string> shardNames; // in first-mention order
 };
 
@@ -366,11 +366,11 @@ Result<Index> readIndex(const std::string &path) {
   Result<std::vector<uint8_t>> bytes = readFileBytes(path, uint64_t(256) << 20);
   if (!bytes.ok())
     return bytes.status();
-  Result<weights::json::Value> root = weights::json::parse(
+  Result<json::Value> root = json::parse(
       std::string_view(reinterpret_cast<const char *>(bytes.value().data()), bytes.value().size()));
   if (!root.ok())
     return Result<Index>::failure(path + ": malformed JSON: " + root.error());
-  const weights::json::Value *map = root.value().find("weight_map");
+  const json::Value *map = root.value().find("weight_map");
   if (!root.value().isObject() || !map || !map->isObject())
     return Result<Index>::failure(path + ": no \"weight_map\" object (not a safetensors index)");
   Index index;
@@ -390,24 +390,24 @@ Result<Index> readIndex(const std::string &path) {
 /// weight's shard) and metadata.total_size the output's data size.
 std::string updatedIndex(const Index &index, const std::vector<Selected> &selected,
                          const std::vector<Shard> &shards, uint64_t totalSize) {
-  weights::json::Value root = index.root;
+  json::Value root = index.root;
   for (auto &[key, value] : root.members) {
     if (key == "weight_map") {
       for (const Selected &s : selected) {
-        weights::json::Value file;
-        file.kind = weights::json::Value::Kind::String;
+        json::Value file;
+        file.kind = json::Value::Kind::String;
         file.text = shards[s.shard].fileName;
         value.members.emplace_back(s.scaleName, file);
       }
     } else if (key == "metadata" && value.isObject()) {
       for (auto &[mkey, mvalue] : value.members)
         if (mkey == "total_size") {
-          mvalue.kind = weights::json::Value::Kind::Number;
+          mvalue.kind = json::Value::Kind::Number;
           mvalue.text = std::to_string(totalSize);
         }
     }
   }
-  return weights::json::serialize(root) + "\n";
+  return json::serialize(root) + "\n";
 }
 
 /// Where the output's config.json comes from and goes (docs/weights.md):
@@ -417,7 +417,7 @@ std::string updatedIndex(const Index &index, const std::vector<Selected> &select
 /// directory (the input's config.json is never modified).
 struct ConfigPlan {
   std::string inputPath;                   // empty: the input has none
-  std::optional<weights::json::Value> input;
+  std::optional<json::Value> input;
   std::string outputPath;                  // empty: none written
   std::string note;                        // said after the summary
 };
@@ -440,14 +440,14 @@ Result<ConfigPlan> planConfig(const QuantizeOptions &options, bool sharded) {
     Result<std::vector<uint8_t>> bytes = readFileBytes(candidate, uint64_t(64) << 20);
     if (!bytes.ok())
       return bytes.status();
-    Result<weights::json::Value> root = weights::json::parse(std::string_view(
+    Result<json::Value> root = json::parse(std::string_view(
         reinterpret_cast<const char *>(bytes.value().data()), bytes.value().size()));
     if (!root.ok())
       return Result<ConfigPlan>::failure(candidate + ": malformed JSON: " + root.error());
     if (!root.value().isObject())
       return Result<ConfigPlan>::failure(candidate + ": a model config must be a JSON object, "
                                                      "this is " +
-                                         weights::json::kindName(root.value().kind));
+                                         json::kindName(root.value().kind));
     plan.inputPath = candidate;
     plan.input = std::move(root.value());
   }
@@ -539,7 +539,7 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     s.file = std::move(file.value());
   }
   if (index) { // the index and the shards must agree
-    const weights::json::Value *map = index->root.find("weight_map");
+    const json::Value *map = index->root.find("weight_map");
     for (const auto &[name, file] : map->members) {
       for (const Shard &s : shards)
         if (s.fileName == file.text && !s.file.find(name))
@@ -548,7 +548,7 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     }
     for (const Shard &s : shards)
       for (const TensorInfo &t : s.file.tensors()) {
-        const weights::json::Value *entry = map->find(t.name);
+        const json::Value *entry = map->find(t.name);
         if (!entry || entry->text != s.fileName)
           return Status::failure(s.inputPath + ": tensor '" + t.name +
                                  "' is not in the index's weight_map for this shard");

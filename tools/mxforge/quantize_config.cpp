@@ -20,7 +20,7 @@
 namespace mxf::cli {
 namespace {
 
-using weights::json::Value;
+using json::Value;
 
 Value null() { return Value(); }
 Value boolean(bool b) {
@@ -102,7 +102,7 @@ void appendPretty(const Value &value, int depth, std::string &out) {
   if (value.isObject() && !value.members.empty()) {
     out += "{\n";
     for (size_t i = 0; i < value.members.size(); ++i) {
-      out += indent + weights::json::quote(value.members[i].first) + ": ";
+      out += indent + json::quote(value.members[i].first) + ": ";
       appendPretty(value.members[i].second, depth + 1, out);
       out += i + 1 < value.members.size() ? ",\n" : "\n";
     }
@@ -116,7 +116,7 @@ void appendPretty(const Value &value, int depth, std::string &out) {
     }
     out += closing + "]";
   } else {
-    out += weights::json::serialize(value); // scalars, {} and []
+    out += json::serialize(value); // scalars, {} and []
   }
 }
 

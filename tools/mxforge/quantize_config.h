@@ -12,7 +12,7 @@
 #define MXFORGE_TOOLS_MXFORGE_QUANTIZE_CONFIG_H
 
 #include "spec/kernel_spec.h"
-#include "weights/json.h"
+#include "support/json.h"
 
 #include <optional>
 #include <string>
@@ -29,20 +29,20 @@ struct QuantizedCheckpointFacts {
 };
 
 /// `quantization_config` as Quark exports an MXFP4 (or MXFP6 E2M3) model.
-weights::json::Value quarkQuantizationConfig(const QuantizedCheckpointFacts &facts);
+json::Value quarkQuantizationConfig(const QuantizedCheckpointFacts &facts);
 
 /// `mxforge_quantization`: rotation, layouts, spec, version.
-weights::json::Value mxforgeQuantizationRecord(const QuantizedCheckpointFacts &facts);
+json::Value mxforgeQuantizationRecord(const QuantizedCheckpointFacts &facts);
 
 /// The output config.json text: `input` (a model config, an object) with
 /// `quantization_config` and `mxforge_quantization` replaced in place or
 /// appended, every other member kept as it was (numbers keep their
 /// literals); without an input, an object of those two members alone.
-std::string quantizedModelConfig(const std::optional<weights::json::Value> &input,
+std::string quantizedModelConfig(const std::optional<json::Value> &input,
                                  const QuantizedCheckpointFacts &facts);
 
 /// `value` as indented JSON (two spaces), as config.json files are written.
-std::string prettyJson(const weights::json::Value &value);
+std::string prettyJson(const json::Value &value);
 
 } // namespace mxf::cli
 

@@ -1,10 +1,10 @@
 //===- json.cpp - The JSON that safetensors headers need ------------------===//
 
-#include "weights/json.h"
+#include "support/json.h"
 
 #include <cstdio>
 
-namespace mxf::weights::json {
+namespace mxf::json {
 namespace {
 
 class Parser {
@@ -321,4 +321,4 @@ std::string quote(std::string_view s) {
   return out + "\"";
 }
 
-} // namespace mxf::weights::json
+} // namespace mxf::json

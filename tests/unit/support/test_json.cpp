@@ -1,10 +1,10 @@
 //===- test_json.cpp - The strict JSON reader ------------------------------===//
 
-#include "weights/json.h"
+#include "support/json.h"
 
 #include <gtest/gtest.h>
 
-namespace mxf::weights {
+namespace mxf {
 namespace {
 
 TEST(Json, ParsesTheValuesSafetensorsHeadersUse) {
@@ -49,4 +49,4 @@ TEST(Json, QuoteRoundTrips) {
 }
 
 } // namespace
-} // namespace mxf::weights
+} // namespace mxf

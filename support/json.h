@@ -1,14 +1,15 @@
-//===- json.h - The JSON that safetensors headers need -----------*- C++ -*-===//
+//===- json.h - A strict JSON reader and writer -------------------*- C++ -*-===//
 //
 // A strict RFC 8259 reader (no comments, no trailing commas, no duplicate
 // object keys, nesting at most kMaxJsonDepth deep) and string quoting for
 // the writer. Numbers keep their text; unsignedValue() reads a plain
 // non-negative integer exactly (safetensors offsets exceed double's 2^53).
-// Pure C++ so that weights/ links no LLVM.
+// Pure C++ so that weights/ (safetensors headers, checkpoint configs) and
+// runtime/launch_file (`mxforge launch`) link no LLVM.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_WEIGHTS_JSON_H
-#define MXFORGE_WEIGHTS_JSON_H
+#ifndef MXFORGE_SUPPORT_JSON_H
+#define MXFORGE_SUPPORT_JSON_H
 
 #include "numerics/status.h"
 
@@ -19,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace mxf::weights::json {
+namespace mxf::json {
 
 constexpr int kMaxJsonDepth = 64;
 
@@ -55,6 +56,6 @@ std::string serialize(const Value &value);
 /// quote and backslash escaped; other bytes as they are).
 std::string quote(std::string_view s);
 
-} // namespace mxf::weights::json
+} // namespace mxf::json
 
-#endif // MXFORGE_WEIGHTS_JSON_H
+#endif // MXFORGE_SUPPORT_JSON_H
