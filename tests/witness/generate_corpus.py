@@ -112,8 +112,8 @@ def main():
             "torch": torch.__version__,
             "cuda": torch.version.cuda,
             "gpu": gpu,
-            "aiter_commit": aiter_commit,
-            "aiter_repository": "https://github.com/ROCm/aiter" if aiter_commit else None,
+            "aiter_commit": aiter_commit or "none (AITER cases not built)",
+            "aiter_repository": "https://github.com/ROCm/aiter",
             "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "generator": "tests/witness/generate_corpus.py",
             "hip_target": "gfx950 (wave64), Triton's HIP backend",
@@ -145,8 +145,13 @@ def _log_triton_facts(log):
         log("CompiledKernel.__init__%s" % inspect.signature(C.CompiledKernel.__init__))
         from triton.backends.amd.compiler import HIPBackend, HIPOptions
         log("HIPOptions fields: %s" % sorted(HIPOptions.__dataclass_fields__.keys()))
-        src = inspect.getsource(HIPBackend.get_arg_specialization)
-        log("HIPBackend.get_arg_specialization:\n" + src)
+        log("create_function_from_signature source:\n" + inspect.getsource(J.create_function_from_signature))
+        from triton.compiler import ASTSource
+        log("ASTSource.__init__ source:\n" + inspect.getsource(ASTSource.__init__))
+        log("HIPBackend methods: %s" % sorted(k for k in dir(HIPBackend) if not k.startswith("__")))
+        for k in ("get_arg_specialization", "parse_attr"):
+            if hasattr(HIPBackend, k):
+                log("HIPBackend.%s source:\n%s" % (k, inspect.getsource(getattr(HIPBackend, k))))
         try:
             from triton import knobs
             log("knobs.amd.use_buffer_ops = %s" % knobs.amd.use_buffer_ops)

@@ -489,7 +489,7 @@ def sort_flip_kernel(x_ptr, asc_ptr, desc_ptr, flip_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + offs)
     tl.store(asc_ptr + offs, tl.sort(x))
     tl.store(desc_ptr + offs, tl.sort(x, descending=True))
-    tl.store(flip_ptr + offs, tl.flip(x))
+    tl.store(flip_ptr + offs, tl.flip(x, 0))
 
 
 def sort_case():

@@ -122,7 +122,7 @@ def where_case():
     c = torch.randint(0, 2, (n,), generator=g).to(torch.int8)
     idx = torch.arange(n, dtype=torch.int32)
     r1 = torch.where(x > y, x, y * 2)
-    r2 = torch.where(c != 0, x, -y)
+    r2 = torch.where(c != 0, x, 0.0 - y)  # Triton's -y is 0 - y: +0.0 for y = 0
     r3 = torch.where(((x >= 0) & (c == 0)) | (y < -3.0), idx, -idx - 1)
     return Case("where_select", where_kernel, (triton.cdiv(n, 256),),
                 [In("x", x), In("y", y), In("c", c), Out("o1", (n,), torch.float32), Out("o2", (n,), torch.float32),

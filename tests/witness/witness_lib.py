@@ -167,28 +167,18 @@ def hip_specialization(jit, cuda_args, kwargs, log):
     return signature, constexprs, attrs, "hip_binder"
 
 
+def src_constants(src):
+    """An ASTSource's constexprs by parameter path (Triton 3.x keeps them in .constants)."""
+    for a in ("constants", "constexprs"):
+        if hasattr(src, a):
+            return dict(getattr(src, a))
+    raise AttributeError("ASTSource has neither .constants nor .constexprs")
+
+
 def hip_specialization_from_cuda(ck_src, cuda_args_by_name, log):
-    """Fallback: the CUDA launch's ASTSource, plus the HIP backend's buffer-ops pointer range
-    (tt.pointer_range = 32) on every tensor argument below 2 GiB, as HIPBackend adds it."""
+    """Fallback: the CUDA launch's ASTSource as it is (signature, constexprs, attrs)."""
     import copy
-    try:
-        from triton import knobs
-        use_buffer_ops = bool(knobs.amd.use_buffer_ops)
-    except Exception:
-        use_buffer_ops = True
-    attrs = copy.deepcopy(dict(ck_src.attrs))
-    names = list(ck_src.signature.keys())
-    if use_buffer_ops:
-        for i, n in enumerate(names):
-            ty = ck_src.signature[n]
-            a = cuda_args_by_name.get(n)
-            if isinstance(ty, str) and ty.startswith("*") and hasattr(a, "data_ptr") and \
-                    a.untyped_storage().nbytes() <= 2**31 - 1:
-                lst = list(attrs.get((i,), []))
-                if ["tt.pointer_range", 32] not in lst:
-                    lst.append(["tt.pointer_range", 32])
-                attrs[(i,)] = lst
-    return dict(ck_src.signature), dict(ck_src.constexprs), attrs, "cuda_src_plus_pointer_range"
+    return dict(ck_src.signature), src_constants(ck_src), copy.deepcopy(dict(ck_src.attrs)), "cuda_src"
 
 
 def _norm(obj):
@@ -274,9 +264,9 @@ def build_case(case, out_root, log):
         signature, constexprs, attrs, how = hip_specialization_from_cuda(src, args_by_name, log)
     if _norm(signature) != _norm(src.signature):
         raise RuntimeError("HIP signature %s differs from the CUDA launch's %s" % (_norm(signature), _norm(src.signature)))
-    constexprs_match = _norm(constexprs) == _norm(src.constexprs)
+    constexprs_match = _norm(constexprs) == _norm(src_constants(src))
     if not constexprs_match:
-        log("  WARNING: HIP constexprs %s differ from the CUDA launch's %s" % (_norm(constexprs), _norm(src.constexprs)))
+        log("  WARNING: HIP constexprs %s differ from the CUDA launch's %s" % (_norm(constexprs), _norm(src_constants(src))))
     from triton.compiler import ASTSource
     hsrc = ASTSource(jit, signature, constexprs, attrs)
     hip_opts = {k: v for k, v in kwargs.items() if k in _hip_option_names()}
