@@ -35,10 +35,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     logf = open(os.path.join(args.out, "generate.log"), "w")
 
-    def log(msg):
+    def log(msg, console_only=False):
         print(msg, flush=True)
-        logf.write(msg + "\n")
-        logf.flush()
+        if not console_only:  # generate.log is committed with the corpus: no third-party source text in it
+            logf.write(msg + "\n")
+            logf.flush()
 
     import torch
     import triton
@@ -145,13 +146,14 @@ def _log_triton_facts(log):
         log("CompiledKernel.__init__%s" % inspect.signature(C.CompiledKernel.__init__))
         from triton.backends.amd.compiler import HIPBackend, HIPOptions
         log("HIPOptions fields: %s" % sorted(HIPOptions.__dataclass_fields__.keys()))
-        log("create_function_from_signature source:\n" + inspect.getsource(J.create_function_from_signature))
+        log("create_function_from_signature source:\n" + inspect.getsource(J.create_function_from_signature),
+            console_only=True)
         from triton.compiler import ASTSource
-        log("ASTSource.__init__ source:\n" + inspect.getsource(ASTSource.__init__))
+        log("ASTSource.__init__ source:\n" + inspect.getsource(ASTSource.__init__), console_only=True)
         log("HIPBackend methods: %s" % sorted(k for k in dir(HIPBackend) if not k.startswith("__")))
         for k in ("get_arg_specialization", "parse_attr"):
             if hasattr(HIPBackend, k):
-                log("HIPBackend.%s source:\n%s" % (k, inspect.getsource(getattr(HIPBackend, k))))
+                log("HIPBackend.%s source:\n%s" % (k, inspect.getsource(getattr(HIPBackend, k))), console_only=True)
         try:
             from triton import knobs
             log("knobs.amd.use_buffer_ops = %s" % knobs.amd.use_buffer_ops)
