@@ -172,6 +172,26 @@ template <ElemFormat Fmt> S cvtPkF32F8(Wave &w, const Instruction &in) {
   return S::success();
 }
 
+/// v_cvt_scalef32_pk_{bf16,f16}_{fp8,bf8} vdst, src0, scale: the two 8-bit
+/// codes of word OPSEL[0], dequantized and rounded to the 16-bit type (RNE),
+/// packed low then high.
+template <ElemFormat Fmt, bool Bf16> S cvtPk16F8(Wave &w, const Instruction &in) {
+  Lanes32 x, sc, d;
+  valuSource(w, in, 0, ValueType::Int, x);
+  valuSource(w, in, 1, ValueType::F32, sc);
+  const unsigned word = in.mods.opsel & 1;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const uint16_t codes = uint16_t(x[l] >> (16 * word));
+    const uint8_t b = scaleByte(sc[l]);
+    const float lo = dequantElem(Fmt, uint8_t(codes), b);
+    const float hi = dequantElem(Fmt, uint8_t(codes >> 8), b);
+    d[l] = Bf16 ? uint32_t(f32ToBf16(lo)) | (uint32_t(f32ToBf16(hi)) << 16)
+                : uint32_t(toHalf(lo)) | (uint32_t(toHalf(hi)) << 16);
+  }
+  writeLanes32(w, in.dst(), d, w.exec());
+  return S::success();
+}
+
 /// v_cvt_scalef32_f32_{fp8,bf8} vdst, src0, scale: byte OPSEL[1:0].
 template <ElemFormat Fmt> S cvtF32F8(Wave &w, const Instruction &in) {
   Lanes32 x, sc, d;
@@ -366,6 +386,10 @@ void registerCvtScaled(OpRegistry &r) {
   r.add("v_cvt_scalef32_pk_f16_fp4", cvtPk16Fp4<false>);
   r.add("v_cvt_scalef32_pk_f32_fp8", cvtPkF32F8<ElemFormat::E4M3>);
   r.add("v_cvt_scalef32_pk_f32_bf8", cvtPkF32F8<ElemFormat::E5M2>);
+  r.add("v_cvt_scalef32_pk_bf16_fp8", cvtPk16F8<ElemFormat::E4M3, true>);
+  r.add("v_cvt_scalef32_pk_bf16_bf8", cvtPk16F8<ElemFormat::E5M2, true>);
+  r.add("v_cvt_scalef32_pk_f16_fp8", cvtPk16F8<ElemFormat::E4M3, false>);
+  r.add("v_cvt_scalef32_pk_f16_bf8", cvtPk16F8<ElemFormat::E5M2, false>);
   r.add("v_cvt_scalef32_f32_fp8", cvtF32F8<ElemFormat::E4M3>);
   r.add("v_cvt_scalef32_f32_bf8", cvtF32F8<ElemFormat::E5M2>);
   constexpr ElemFormat Fp6 = ElemFormat::E2M3, Bf6 = ElemFormat::E3M2;

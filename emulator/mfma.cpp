@@ -86,6 +86,91 @@ template <unsigned N> S mfmaBf16(Wave &w, const Instruction &in) {
   return S::success();
 }
 
+/// Element types of the unscaled MFMA forms.
+enum class Elem { F16, F32, Fp8, Bf8, I8 };
+
+constexpr unsigned elemBits(Elem e) {
+  return e == Elem::F32 ? 32 : e == Elem::F16 ? 16 : 8;
+}
+
+double elemValue(Elem e, uint32_t bits) {
+  switch (e) {
+  case Elem::F16: {
+    const uint32_t sign = (bits >> 15) & 1, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+    double v = exponent == 0 ? std::ldexp(double(mantissa), -24)
+               : exponent == 31 ? (mantissa ? std::nan("") : INFINITY)
+                                : std::ldexp(double(mantissa | 0x400), int(exponent) - 25);
+    return sign ? -v : v;
+  }
+  case Elem::F32: return double(asFloat(bits));
+  case Elem::Fp8: return decodeElem(ElemFormat::E4M3, uint8_t(bits));
+  case Elem::Bf8: return decodeElem(ElemFormat::E5M2, uint8_t(bits));
+  case Elem::I8: return double(int8_t(uint8_t(bits)));
+  }
+  return 0;
+}
+
+/// The unscaled f16, f32, fp8/bf8 and i8 forms, N x N x K: lane l holds row
+/// (or column) l % N and the K/(64/N) consecutive items of K-group l / N
+/// (the bf16 forms' layout, §C8; the AMD matrix instruction calculator's
+/// for these shapes), items packed little-endian in its VGPRs. f32 results:
+/// the exact sum rounded once (the MODEL above; f32 x f32 products are exact
+/// in double). i32 results: the integer sum, wrapping modulo 2^32.
+template <unsigned N, unsigned K, Elem EA, Elem EB> S mfmaPlain(Wave &w, const Instruction &in) {
+  const uint32_t w0 = in.words[0], w1 = in.words[1];
+  const unsigned cbsz = (w0 >> 8) & 7, abid = (w0 >> 11) & 0xf, blgp = (w1 >> 29) & 7;
+  if (cbsz || abid || blgp)
+    return S::failure("MFMA broadcast controls (cbsz/abid/blgp) are not modelled");
+  constexpr unsigned kItems = K * N / kWaveSize; // items of one lane
+  constexpr unsigned kDwordsA = (kItems * elemBits(EA) + 31) / 32;
+  constexpr unsigned kDwordsB = (kItems * elemBits(EB) + 31) / 32;
+  constexpr unsigned kRegs = N * N / kWaveSize;
+  const Operand &a = in.src(0), &b = in.src(1), &c = in.src(2);
+  if (a.count != kDwordsA || b.count != kDwordsB || in.dst().count != kRegs)
+    return S::failure("unexpected MFMA operand sizes");
+  auto itemOf = [&](const Operand &op, Elem e, unsigned lane, unsigned t) -> uint32_t {
+    const unsigned bits = elemBits(e), first = bits * t;
+    const uint32_t dword = w.lanes(op, first / 32)[lane];
+    return bits == 32 ? dword : (dword >> (first % 32)) & ((1u << bits) - 1);
+  };
+  std::vector<double> A(N * K), B(K * N);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const unsigned row = l % N, g = l / N;
+    for (unsigned t = 0; t < kItems; ++t) {
+      const unsigned k = kItems * g + t;
+      A[row * K + k] = elemValue(EA, itemOf(a, EA, l, t));
+      B[k * N + row] = elemValue(EB, itemOf(b, EB, l, t));
+    }
+  }
+  const Shape shape{N, K};
+  std::vector<uint32_t> D(size_t(kRegs) * kWaveSize);
+  if constexpr (EA == Elem::I8) {
+    for (unsigned r = 0; r < kRegs; ++r)
+      for (unsigned l = 0; l < kWaveSize; ++l) {
+        const unsigned i = dRow(shape, l, r), j = l % N;
+        int64_t sum = int32_t(c.isVector() ? w.lanes(c, r)[l] : readScalar32(w, c, 0));
+        for (unsigned k = 0; k < K; ++k)
+          sum += int64_t(A[i * K + k]) * int64_t(B[k * N + j]);
+        D[r * kWaveSize + l] = uint32_t(sum);
+      }
+  } else {
+    std::vector<float> C;
+    readAccumulator(w, c, kRegs, C);
+    std::vector<double> terms(K);
+    for (unsigned r = 0; r < kRegs; ++r)
+      for (unsigned l = 0; l < kWaveSize; ++l) {
+        const unsigned i = dRow(shape, l, r), j = l % N;
+        for (unsigned k = 0; k < K; ++k)
+          terms[k] = A[i * K + k] * B[k * N + j];
+        D[r * kWaveSize + l] = asBits(fusedSumF32(C[r * kWaveSize + l], terms.data(), K));
+      }
+  }
+  for (unsigned r = 0; r < kRegs; ++r)
+    std::memcpy(w.lanes(in.dst(), r), &D[r * kWaveSize], 4 * kWaveSize);
+  ++w.stats.mfma;
+  return S::success();
+}
+
 struct MxFormat {
   ElemFormat format;
   unsigned bits;
@@ -191,6 +276,20 @@ template <unsigned N> S mfmaScaled(Wave &w, const Instruction &in) {
 void registerMfma(OpRegistry &r) {
   r.add("v_mfma_f32_16x16x32_bf16", mfmaBf16<16>);
   r.add("v_mfma_f32_32x32x16_bf16", mfmaBf16<32>);
+  r.add("v_mfma_f32_16x16x32_f16", mfmaPlain<16, 32, Elem::F16, Elem::F16>);
+  r.add("v_mfma_f32_32x32x16_f16", mfmaPlain<32, 16, Elem::F16, Elem::F16>);
+  r.add("v_mfma_f32_16x16x4f32", mfmaPlain<16, 4, Elem::F32, Elem::F32>);
+  r.add("v_mfma_f32_32x32x2f32", mfmaPlain<32, 2, Elem::F32, Elem::F32>);
+  r.add("v_mfma_i32_16x16x64_i8", mfmaPlain<16, 64, Elem::I8, Elem::I8>);
+  r.add("v_mfma_i32_32x32x32_i8", mfmaPlain<32, 32, Elem::I8, Elem::I8>);
+  r.add("v_mfma_f32_16x16x32_fp8_fp8", mfmaPlain<16, 32, Elem::Fp8, Elem::Fp8>);
+  r.add("v_mfma_f32_16x16x32_fp8_bf8", mfmaPlain<16, 32, Elem::Fp8, Elem::Bf8>);
+  r.add("v_mfma_f32_16x16x32_bf8_fp8", mfmaPlain<16, 32, Elem::Bf8, Elem::Fp8>);
+  r.add("v_mfma_f32_16x16x32_bf8_bf8", mfmaPlain<16, 32, Elem::Bf8, Elem::Bf8>);
+  r.add("v_mfma_f32_32x32x16_fp8_fp8", mfmaPlain<32, 16, Elem::Fp8, Elem::Fp8>);
+  r.add("v_mfma_f32_32x32x16_fp8_bf8", mfmaPlain<32, 16, Elem::Fp8, Elem::Bf8>);
+  r.add("v_mfma_f32_32x32x16_bf8_fp8", mfmaPlain<32, 16, Elem::Bf8, Elem::Fp8>);
+  r.add("v_mfma_f32_32x32x16_bf8_bf8", mfmaPlain<32, 16, Elem::Bf8, Elem::Bf8>);
   r.add("v_mfma_scale_f32_16x16x128_f8f6f4", mfmaScaled<16>);
   r.add("v_mfma_scale_f32_32x32x64_f8f6f4", mfmaScaled<32>);
 }

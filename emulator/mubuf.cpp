@@ -29,8 +29,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "emulator/atomic_ops.h"
 #include "emulator/opcode_table.h"
 #include "emulator/operands.h"
+
+#include <iterator>
+#include <utility>
 
 namespace mxf::emu {
 
@@ -254,9 +258,52 @@ template <unsigned Bytes, bool High> S bufferStore(Wave &w, const Instruction &i
   return S::success();
 }
 
+/// buffer_atomic_<op> vdata, vaddr, srsrc, soffset [offen] [glc]: the
+/// read-modify-write of a dword per active lane, in lane order; with GLC the
+/// old value returns in vdata. Out of range: nothing happens and 0 returns.
+template <AtomicOp Op> S bufferAtomic(Wave &w, const Instruction &in) {
+  const MubufFields f = fieldsOf(in);
+  LaneAccess lanes;
+  uint64_t rowBase = 0;
+  Result<BufferResource> resource = prepare(w, in, f, lanes, rowBase);
+  if (!resource.ok())
+    return resource.status();
+  const BufferResource &r = resource.value();
+  const bool returns = (in.words[0] >> 14) & 1;
+  const Operand data = vdataOperand(f, 1);
+  if (w.unifiedIndex(data) >= w.allocatedVgprs)
+    return S::failure("vdata is past the allocated VGPRs");
+  const uint64_t exec = w.exec();
+  uint32_t *slot = w.lanes(data);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!laneActive(exec, l))
+      continue;
+    uint32_t old = 0;
+    if (inRange(r, lanes.index[l], lanes.offset[l], 4)) {
+      const uint64_t address = rowBase + lanes.offset[l] + lanes.index[l] * r.stride;
+      uint8_t *p = w.memory->translate(address, 4);
+      if (!p)
+        return laneMiss(w, l, address, 4);
+      old = atomicRmw32(p, Op, slot[l]);
+      w.stats.globalBytesRead += 4;
+      w.stats.globalBytesWritten += 4;
+    }
+    if (returns)
+      slot[l] = old;
+  }
+  return S::success();
+}
+
+template <size_t... I> void registerBufferAtomics(OpRegistry &r, std::index_sequence<I...>) {
+  (r.add(std::string("buffer_atomic_") + kAtomicNames[I].suffix,
+         bufferAtomic<kAtomicNames[I].op>),
+   ...);
+}
+
 } // namespace
 
 void registerMubuf(OpRegistry &r) {
+  registerBufferAtomics(r, std::make_index_sequence<std::size(kAtomicNames)>());
   r.add("buffer_load_ubyte", bufferLoad<Width::U8, 1, 0>);
   r.add("buffer_load_sbyte", bufferLoad<Width::I8, 1, 0>);
   r.add("buffer_load_ushort", bufferLoad<Width::U16, 1, 0>);

@@ -7,6 +7,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 namespace mxf::emu {
 
 namespace {
@@ -54,6 +56,14 @@ const OpInfo *OpRegistry::find(llvm::StringRef mnemonic) const {
   return it == ops_.end() ? nullptr : it->second.get();
 }
 
+std::vector<std::string> OpRegistry::mnemonics() const {
+  std::vector<std::string> names;
+  for (const auto &entry : ops_)
+    names.push_back(entry.getKey().str());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 const OpRegistry &opRegistry() {
   static const OpRegistry registry = [] {
     OpRegistry r;
@@ -70,6 +80,8 @@ const OpRegistry &opRegistry() {
     registerMfma(r);
     registerCvtScaled(r);
     registerPermlane(r);
+    registerSwizzle(r);
+    registerHwReg(r);
     return r;
   }();
   return registry;

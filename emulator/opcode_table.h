@@ -29,6 +29,8 @@ public:
   void add(llvm::StringRef mnemonic, Handler handler);
   const OpInfo *find(llvm::StringRef mnemonic) const;
   size_t size() const { return ops_.size(); }
+  /// Every registered mnemonic, sorted (docs/emulator.md's table).
+  std::vector<std::string> mnemonics() const;
 
 private:
   llvm::StringMap<std::unique_ptr<OpInfo>> ops_;
@@ -57,6 +59,8 @@ void registerLds(OpRegistry &registry);
 void registerMfma(OpRegistry &registry);
 void registerCvtScaled(OpRegistry &registry);
 void registerPermlane(OpRegistry &registry);
+void registerSwizzle(OpRegistry &registry);
+void registerHwReg(OpRegistry &registry);
 
 } // namespace mxf::emu
 

@@ -73,8 +73,7 @@ void registerSopp(OpRegistry &r) {
     r.add(name, noOp);
   for (const char *name : {"s_trap", "s_sethalt", "s_sendmsg", "s_sendmsghalt", "s_rfe_b64",
                            "s_setpc_b64", "s_swappc_b64", "s_set_gpr_idx_on",
-                           "s_set_gpr_idx_off", "s_set_gpr_idx_mode", "s_setreg_b32",
-                           "s_setreg_imm32_b32"})
+                           "s_set_gpr_idx_off", "s_set_gpr_idx_mode"})
     r.add(name, unsupported);
 }
 

@@ -141,7 +141,20 @@ FOP(vFrexpMantF32, 1, std::isinf(f(a)) || std::isnan(f(a)) ? a : [](float x) {
 FOP(vCvtF32I32, 1, b(float(int32_t(a))))
 FOP(vCvtF32U32, 1, b(float(a)))
 FOP(vCvtF32F16, 1, b(halfToFloat(uint16_t(a))))
-FOP(vCvtF16F32, 1, uint32_t(floatToHalf(f(a))))
+/// f32 -> f16 (RNE); with MODE.FP16_OVFL a finite value that overflows
+/// clamps to +-65504 (0x7bff) while Inf and NaN stay as they are.
+uint16_t halfUnderMode(const Wave &w, float v) {
+  const uint16_t h = floatToHalf(v);
+  if (w.fp16Overflow && std::isfinite(v) && (h & 0x7fff) == 0x7c00)
+    return uint16_t((h & 0x8000) | 0x7bff);
+  return h;
+}
+
+S vCvtF16F32(Wave &w, const Instruction &in) {
+  return valuOp(w, in, 1, F, [&w](uint32_t a, uint32_t, uint32_t) -> uint32_t {
+    return halfUnderMode(w, f(a));
+  });
+}
 
 /// v_cvt_f32_bf16 (gfx950): the bf16 in the low half (op_sel[0]: high half).
 S vCvtF32Bf16(Wave &w, const Instruction &in) {
@@ -204,6 +217,32 @@ template <bool Fused> S vMacF32(Wave &w, const Instruction &in) {
     d[l] = Fused ? b(std::fma(f(a[l]), f(bb[l]), c)) : b(f(a[l]) * f(bb[l]) + c);
   }
   valuWrite(w, in, d, F, valuWriteMask(w, in));
+  return S::success();
+}
+
+/// v_fmamk_f32 D = S0 * K + S1 and v_fmaak_f32 D = S0 * S1 + K, fused, with
+/// the literal K (an immediate operand LLVM lists between or after them).
+template <bool KMultiplies> S vFmaKF32(Wave &w, const Instruction &in) {
+  if (in.numImms != 1 || in.numSrcs != 2)
+    return S::failure("expected two sources and one literal");
+  const float k = f(uint32_t(in.imms[0]));
+  Lanes32 a, bb, d;
+  valuSource(w, in, 0, F, a);
+  valuSource(w, in, 1, F, bb);
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    d[l] = KMultiplies ? b(std::fma(f(a[l]), k, f(bb[l]))) : b(std::fma(f(a[l]), f(bb[l]), k));
+  valuWrite(w, in, d, F, valuWriteMask(w, in));
+  return S::success();
+}
+
+/// v_cvt_pk_f16_f32 (VOP3): D = {f16(S1), f16(S0)}, round to nearest even.
+S vCvtPkF16F32(Wave &w, const Instruction &in) {
+  Lanes32 a, bb, d;
+  valuSource(w, in, 0, F, a);
+  valuSource(w, in, 1, F, bb);
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    d[l] = uint32_t(halfUnderMode(w, f(a[l]))) | (uint32_t(halfUnderMode(w, f(bb[l]))) << 16);
+  valuWrite(w, in, d, ValueType::Int, valuWriteMask(w, in));
   return S::success();
 }
 
@@ -374,6 +413,13 @@ void registerValuFloat(OpRegistry &r) {
   r.add("v_maximum3_f32", vMaximum3F32);
   r.add("v_minimum3_f32", vMinimum3F32);
   r.add("v_rcp_f32", vRcpF32);
+  // The same reciprocal; it differs only in raising the integer
+  // divide-by-zero flag, which the emulator does not model (LLVM's integer
+  // division expansion uses it and corrects the quotient exactly).
+  r.add("v_rcp_iflag_f32", vRcpF32);
+  r.add("v_fmamk_f32", vFmaKF32<true>);
+  r.add("v_fmaak_f32", vFmaKF32<false>);
+  r.add("v_cvt_pk_f16_f32", vCvtPkF16F32);
   r.add("v_rsq_f32", vRsqF32);
   r.add("v_sqrt_f32", vSqrtF32);
   r.add("v_exp_f32", vExpF32);

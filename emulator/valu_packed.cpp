@@ -53,6 +53,9 @@ PK16(vPkAshrrevI16, 2, int16_t(b) >> (a & 15))
 PK16(vPkAddU16, 2, a + b)
 PK16(vPkSubU16, 2, a - b)
 PK16(vPkMulLoU16, 2, a * b)
+// The i16 forms wrap like the u16 ones without clamp (clamp stops the run).
+PK16(vPkAddI16, 2, a + b)
+PK16(vPkSubI16, 2, a - b)
 PK16(vPkMaxU16, 2, a > b ? a : b)
 PK16(vPkMinU16, 2, a < b ? a : b)
 PK16(vPkMaxI16, 2, int16_t(a) > int16_t(b) ? a : b)
@@ -116,6 +119,8 @@ void registerValuPacked(OpRegistry &r) {
   r.add("v_pk_ashrrev_i16", vPkAshrrevI16);
   r.add("v_pk_add_u16", vPkAddU16);
   r.add("v_pk_sub_u16", vPkSubU16);
+  r.add("v_pk_add_i16", vPkAddI16);
+  r.add("v_pk_sub_i16", vPkSubI16);
   r.add("v_pk_mul_lo_u16", vPkMulLoU16);
   r.add("v_pk_max_u16", vPkMaxU16);
   r.add("v_pk_min_u16", vPkMinU16);

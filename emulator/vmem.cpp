@@ -11,8 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "emulator/atomic_ops.h"
 #include "emulator/opcode_table.h"
 #include "emulator/operands.h"
+
+#include <iterator>
+#include <utility>
 
 namespace mxf::emu {
 
@@ -136,9 +140,42 @@ template <unsigned Bytes, bool High> S globalStore(Wave &w, const Instruction &i
   return S::success();
 }
 
+/// global_atomic_<op> [vdst,] vaddr, vdata, saddr: the read-modify-write of
+/// a dword per active lane, in lane order; the returning form (a vdst)
+/// receives the old value.
+template <AtomicOp Op> S globalAtomic(Wave &w, const Instruction &in) {
+  Lanes64 address;
+  // Operands as for a store (vaddr, vdata, [saddr]), after the optional vdst.
+  laneAddresses(w, in, true, address);
+  const uint64_t exec = w.exec();
+  const Operand &data = in.srcs[1];
+  const bool returns = in.numDefs > 0;
+  Lanes32 old{};
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!laneActive(exec, l))
+      continue;
+    uint8_t *p = w.memory->translate(address[l], 4);
+    if (!p)
+      return laneMiss(w, l, address[l], 4);
+    old[l] = atomicRmw32(p, Op, w.lanes(data)[l]);
+  }
+  if (returns)
+    writeLanes32(w, in.dst(), old, exec);
+  w.stats.globalBytesRead += 4ull * __builtin_popcountll(exec);
+  w.stats.globalBytesWritten += 4ull * __builtin_popcountll(exec);
+  return S::success();
+}
+
+template <size_t... I> void registerGlobalAtomics(OpRegistry &r, std::index_sequence<I...>) {
+  (r.add(std::string("global_atomic_") + kAtomicNames[I].suffix,
+         globalAtomic<kAtomicNames[I].op>),
+   ...);
+}
+
 } // namespace
 
 void registerVmem(OpRegistry &r) {
+  registerGlobalAtomics(r, std::make_index_sequence<std::size(kAtomicNames)>());
   for (const char *prefix : {"global_", "flat_"}) {
     const std::string p = prefix;
     r.add(p + "load_ubyte", globalLoad<Width::U8, 1, 0>);

@@ -49,6 +49,10 @@ struct Wave {
   uint32_t nextPc = 0; // handlers of branches set this
   bool ended = false;
   bool atBarrier = false;
+  /// MODE.FP16_OVFL (bit 23), the one MODE field a kernel may change with
+  /// s_setreg (hwreg.cpp): f16 results of v_cvt_f16_f32 that overflow clamp
+  /// to +-65504 instead of becoming Inf.
+  bool fp16Overflow = false;
   unsigned waveInWorkgroup = 0;
 
   /// Unified VGPR file: register r, lane l at v[r * 64 + l].
