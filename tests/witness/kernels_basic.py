@@ -1,7 +1,7 @@
 """Triton kernels written for the witness corpus: reductions, scans, layout changes, integer and
 bit operations, conversions, sorting, gathers, histograms and integer atomics.
 
-Standard Triton idioms (as in Triton's tutorials and language docs); inputs are chosen so the
+Standard Triton idioms, written for the corpus; inputs are chosen so the
 results are exact on both machines (integers, exactly representable floats).
 """
 
