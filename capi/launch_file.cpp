@@ -33,6 +33,13 @@ extern "C" mxf_status mxf_launch_file(mxf_context *context, const char *path) {
       return capi::fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch_file: " +
                                                         file.value().codeObjectPath + ": " +
                                                         kernels.error());
+    // The file against the code object first: a mismatch is the caller's
+    // argument, not a device failure.
+    Result<KernelInfo> kernel = runtime::selectKernel(file.value(), kernels.value());
+    if (!kernel.ok())
+      return capi::fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch_file: " + kernel.error());
+    if (Status s = runtime::checkLaunchArgs(file.value(), kernel.value()); !s.ok())
+      return capi::fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_launch_file: " + s.message());
     Result<runtime::LaunchFileResult> result =
         runtime::runLaunchFile(*context->device, file.value(), hsaco.value(), kernels.value());
     if (!result.ok())

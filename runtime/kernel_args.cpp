@@ -128,7 +128,7 @@ Status checkExplicit(const KernelInfo &info, const KernelArgInfo &arg, size_t in
   if (arg.valueKind == "global_buffer") {
     if (given.kind() != KernelArg::Kind::Pointer)
       return fail("expected a device buffer, got " + describeGiven(given));
-    if (given.address() == 0)
+    if (given.address() == 0 && !given.intendedNull())
       return fail("got a null pointer; pass a live device buffer");
     if (given.fromBuffer() && given.byteOffset() > given.bufferSize())
       return fail("the pointer is " + std::to_string(given.byteOffset()) +

@@ -49,6 +49,14 @@ public:
     arg.address_ = address;
     return arg;
   }
+  /// A null pointer the caller means (a kernel's unused scratch pointer, as
+  /// Triton passes its global and profile scratch): a null from pointer() or
+  /// buffer() is refused as a mistake, this one is not.
+  static KernelArg nullPointer() {
+    KernelArg arg(Kind::Pointer);
+    arg.intendedNull_ = true;
+    return arg;
+  }
   /// The object representation of `value`: its size must equal the
   /// argument's `.size` exactly (a uint64_t for a 4-byte argument is an error,
   /// not a truncation).
@@ -68,6 +76,7 @@ public:
   uint64_t address() const { return address_; }
   const std::vector<uint8_t> &valueBytes() const { return bytes_; }
   bool fromBuffer() const { return fromBuffer_; }
+  bool intendedNull() const { return intendedNull_; }
   uint64_t bufferSize() const { return bufferSize_; }
   uint64_t byteOffset() const { return byteOffset_; }
 
@@ -79,6 +88,7 @@ private:
   uint64_t bufferSize_ = 0; // only when fromBuffer_
   uint64_t byteOffset_ = 0; // only when fromBuffer_
   bool fromBuffer_ = false;
+  bool intendedNull_ = false;
   std::vector<uint8_t> bytes_;
 };
 

@@ -419,7 +419,7 @@ Result<LaunchFileResult> runLaunchFile(Device &device, const LaunchFile &file,
       continue;
     }
     if (contents[i].empty()) { // an empty buffer: a null pointer, as Triton passes one
-      args.add(KernelArg::pointer(0));
+      args.add(KernelArg::nullPointer());
       continue;
     }
     Result<ScopedBuffer> buffer = ScopedBuffer::allocate(device, contents[i].size());
