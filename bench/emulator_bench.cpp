@@ -12,7 +12,10 @@
 #include "bench/mi355x_model.h"
 #include "abi/operands.h"
 #include "compiler/compiler.h"
+#include "codeobj/hsaco_reader.h"
 #include "runtime/emu_device.h"
+#include "runtime/launch_file.h"
+#include "support/file_io.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"
 
@@ -35,7 +38,52 @@ const char *const kSpecs[] = {
     "rotate_quant:K=4096,RS=0,M=64,scale=even",
 };
 
+/// Triton's gfx950 code objects from the witness corpus (tests/witness),
+/// launched from their launch files: the emulator's speed on code we did
+/// not write, beside ours.
+const char *const kTritonCases[] = {
+    "aiter_gemm_afp4wfp4_m16_n512_k2048",
+    "aiter_gemm_a16wfp4_m8_n512_k512",
+    "aiter_dynamic_mxfp4_quant_m16_n2048",
+    "dot_scaled_mxfp4_e2m1",
+};
+
 using mxf::bench::median;
+
+/// Median milliseconds of `repeats` launches of corpus case `name` with
+/// `threads` emulator threads, and its wave-instructions.
+mxf::Result<std::pair<double, uint64_t>> timeTritonCase(const std::string &name, unsigned threads,
+                                                       int repeats) {
+  using R = mxf::Result<std::pair<double, uint64_t>>;
+  const std::string dir = std::string(MXFORGE_WITNESS_CORPUS) + "/" + name;
+  mxf::Result<mxf::runtime::LaunchFile> file = mxf::runtime::readLaunchFile(dir + "/launch.json");
+  if (!file.ok())
+    return file.status();
+  mxf::Result<std::vector<uint8_t>> hsaco = mxf::readFileBytes(file.value().codeObjectPath, 64u << 20);
+  if (!hsaco.ok())
+    return hsaco.status();
+  mxf::Result<std::vector<mxf::KernelInfo>> kernels = mxf::codeobj::readKernelInfos(hsaco.value());
+  if (!kernels.ok())
+    return kernels.status();
+  mxf::runtime::EmuDeviceOptions options;
+  options.threads = threads;
+  std::vector<double> runs;
+  uint64_t instructions = 0;
+  for (int r = 0; r < repeats; ++r) {
+    auto device = mxf::runtime::openEmuDevice(options);
+    if (!device.ok())
+      return device.status();
+    auto start = std::chrono::steady_clock::now();
+    auto launched = mxf::runtime::runLaunchFile(*device.value(), file.value(), hsaco.value(),
+                                                kernels.value());
+    runs.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!launched.ok())
+      return R::failure(launched.error());
+    instructions = launched.value().report.get("instructions");
+  }
+  return std::make_pair(median(runs), instructions);
+}
 
 } // namespace
 
@@ -115,7 +163,22 @@ int main(int argc, char **argv) {
                mxf::printSpec(spec.value()).substr(0, 62), instructions, ms[0], rate(ms[0]),
                ms[1], rate(ms[1]), ms[0] / ms[1], e.floorUs, e.estimateUs, e.bound);
   }
+  for (const char *name : kTritonCases) {
+    auto one = timeTritonCase(name, 1, repeats);
+    auto all = timeTritonCase(name, 0, repeats);
+    if (!one.ok() || !all.ok()) {
+      fmt::print(stderr, "error: {}\n", one.ok() ? all.error() : one.error());
+      return 1;
+    }
+    const uint64_t instructions = one.value().second;
+    auto rate = [&](double t) { return double(instructions) / (t * 1e3); };
+    fmt::print("{:<62} {:>12} {:>9.1f} {:>9.2f} {:>10.1f} {:>9.2f} {:>7.2f}x {:>9} {:>11} {:>7}\n",
+               std::string("triton: ") + name, instructions, one.value().first,
+               rate(one.value().first), all.value().first, rate(all.value().first),
+               one.value().first / all.value().first, "-", "-", "-");
+  }
   fmt::print("times include loading the code object and copying buffers (the launch as "
-             "mxforge run does it).\n");
+             "mxforge run and mxforge launch do it); triton rows: tests/witness corpus cases, "
+             "no model estimate here (docs/estimate.md).\n");
   return 0;
 }
