@@ -32,6 +32,12 @@ double msSince(Clock::time_point start) {
 
 } // namespace
 
+runtime::EmuDeviceOptions caseDeviceOptions() {
+  runtime::EmuDeviceOptions options;
+  options.threads = 1;
+  return options;
+}
+
 RotateQuantProblem problemFor(const KernelSpec &spec, ScaleLayout layout) {
   RotateQuantProblem problem = rotateQuantProblem(spec, /*seed=*/0);
   problem.scaleLayout = layout;

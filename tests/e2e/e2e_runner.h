@@ -14,6 +14,7 @@
 #include "numerics/reference.h"
 #include "numerics/status.h"
 #include "runtime/device.h"
+#include "runtime/emu_device.h"
 #include "spec/kernel_spec.h"
 #include "templates/rotate_quant/tiling.h"
 #include "tests/e2e/e2e_check.h"
@@ -24,6 +25,13 @@
 #include <vector>
 
 namespace mxf::e2e {
+
+/// The emu device options the cases launch with unless told otherwise: one
+/// worker thread (ctest -j already runs one spec per core), every other
+/// option at its default. The launch helpers set the workgroup order on top;
+/// bench/mutation_bench passes its own (two threads, a low instruction limit
+/// so that a mutant that loops ends soon).
+runtime::EmuDeviceOptions caseDeviceOptions();
 
 /// One spec, compiled and loaded on one device.
 struct LoadedKernel {

@@ -161,9 +161,9 @@ Result<MoeQuantized> moeReference(const KernelSpec &spec, const MoeInputs &input
 
 Result<MoeRun> launchMoe(const CodeObject &code, const KernelSpec &spec, const MoeInputs &inputs,
                          emu::WorkgroupOrder order, uint64_t orderSeed, uint8_t poison,
-                         const runtime::HostArrays &initial) {
-  runtime::EmuDeviceOptions options;
-  options.threads = 1; // ctest -j runs one spec per core
+                         const runtime::HostArrays &initial,
+                         const runtime::EmuDeviceOptions &deviceOptions) {
+  runtime::EmuDeviceOptions options = deviceOptions;
   options.workgroupOrder = order;
   options.workgroupOrderSeed = orderSeed;
   Result<std::unique_ptr<runtime::Device>> device = runtime::openEmuDevice(options);

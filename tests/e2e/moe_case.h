@@ -18,6 +18,7 @@
 #include "numerics/status.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"
+#include "tests/e2e/e2e_runner.h"
 
 #include <cstdint>
 #include <random>
@@ -61,11 +62,13 @@ struct MoeRun {
   double ms = 0;
 };
 
-/// Launches `code` on a fresh emu device with `order`, outputs poisoned
-/// (or `initial` contents, to replay into used buffers).
+/// Launches `code` on a fresh emu device (`deviceOptions`, with `order` on
+/// top), outputs poisoned (or `initial` contents, to replay into used
+/// buffers).
 Result<MoeRun> launchMoe(const CodeObject &code, const KernelSpec &spec, const MoeInputs &inputs,
                          emu::WorkgroupOrder order, uint64_t orderSeed, uint8_t poison,
-                         const runtime::HostArrays &initial = {});
+                         const runtime::HostArrays &initial = {},
+                         const runtime::EmuDeviceOptions &deviceOptions = caseDeviceOptions());
 
 /// Every mismatch of `run` against `expected`, described ("" when none).
 /// Bytes the kernel must not write must still hold `poison` (ignored when

@@ -1,0 +1,97 @@
+//===- gemm_case.h - One rotate_quant_gemm run: inputs, launch, checks -*- C++ -*-===//
+//
+// What the GEMM matrix suite (and bench/mutation_bench) share: drawing m,
+// the activations and the weights of a run from a seed (the weights through
+// numerics' quantWeight, in the spec's layouts), the launch on an emu device
+// with y poisoned and every buffer exactly sized, y's expected bytes (the
+// reference at the stride in the checked columns, the poison everywhere
+// else) and the float64 error bound of docs/numerics.md. Decode layers of
+// real models (more than 2^24 weights) are sampled: a few column
+// workgroups drawn from the seed run, the rest of y must stay poisoned.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TESTS_E2E_GEMM_CASE_H
+#define MXFORGE_TESTS_E2E_GEMM_CASE_H
+
+#include "compiler/code_object.h"
+#include "emulator/emulator.h"
+#include "numerics/reference.h"
+#include "numerics/status.h"
+#include "runtime/emu_device.h"
+#include "runtime/spec_launcher.h"
+#include "spec/kernel_spec.h"
+#include "tests/e2e/e2e_runner.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mxf::e2e {
+
+/// Which output columns a run checks: all of them, or those of a sample of
+/// column workgroups (grid x positions).
+struct ColumnSample {
+  std::set<uint32_t> workgroups; // empty: every workgroup runs
+  size_t columnsPerWorkgroup = 0;
+  bool covers(size_t column) const {
+    return workgroups.empty() || workgroups.count(uint32_t(column / columnsPerWorkgroup));
+  }
+};
+
+/// Every column when N*K <= 2^24; otherwise 8 column workgroups drawn from
+/// `seed`, the last (ragged) one always among them.
+ColumnSample gemmColumnSample(const KernelSpec &spec, uint64_t seed);
+
+/// One run's inputs: m rows of x (dense), the learned R if any, the weights
+/// in the spec's layouts (what the kernel reads), and the checked columns'
+/// weight rows, plain, with their values (for the reference of a sample and
+/// the float64 check); the row strides.
+struct GemmInputs {
+  int m = 0;
+  std::vector<uint16_t> x, r;
+  std::vector<uint8_t> wq, ws;      // [N, K*bits/8] in wlayout, scales in layout
+  std::vector<size_t> columns;      // the checked columns, ascending
+  QuantizedRows checkedWeights;     // their rows, plain codes and scales
+  int64_t xStride = 0, yStride = 0; // elements; 0 = dense
+  bool ok = false;
+};
+
+/// Draws m (1..M, or `forcedM` when > 0), x, R, the weights and the
+/// strides of spec `specIndex`'s run from `seed`; `ok` is false when the
+/// weights could not be prepared.
+GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
+                          const ColumnSample &sample, int forcedM = 0);
+
+/// Launches `code` on a fresh emu device (`device`, with `order` on top),
+/// y poisoned, only the sampled workgroups running.
+Result<runtime::SpecLaunch>
+launchGemm(const CodeObject &code, const KernelSpec &spec, const GemmInputs &in,
+           const ColumnSample &sample, emu::WorkgroupOrder order, uint64_t orderSeed,
+           uint8_t poison, const runtime::EmuDeviceOptions &deviceOptions = caseDeviceOptions());
+
+/// y's bytes as the kernel must leave them: the reference's rows at the
+/// stride in the sampled columns, everything else still the poison.
+std::vector<uint8_t> expectedGemmY(const KernelSpec &spec, const GemmInputs &in,
+                                   const std::vector<uint16_t> &y, const ColumnSample &sample,
+                                   uint8_t poison);
+
+/// The reference's y [m, N]: whole, through the spec's layouts; or, for a
+/// sample, of the sampled columns only, the other columns 0 (never compared).
+Result<std::vector<uint16_t>> gemmReferenceY(const KernelSpec &spec, const GemmInputs &in,
+                                             const ColumnSample &sample);
+
+/// Every differing element of y, the first four named ("" when none).
+std::string compareGemmY(const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
+                         size_t rowElements);
+
+/// Outputs of `y` outside docs/numerics.md's bound around the float64
+/// product of the dequantized operands (the first one described).
+size_t countOutsideGemmBound(const KernelSpec &spec, const GemmInputs &in,
+                             const std::vector<uint16_t> &y, const ColumnSample &sample,
+                             std::string &first);
+
+} // namespace mxf::e2e
+
+#endif // MXFORGE_TESTS_E2E_GEMM_CASE_H
