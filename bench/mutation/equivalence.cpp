@@ -1,0 +1,354 @@
+//===- equivalence.cpp - Mutants that provably change nothing -------------===//
+
+#include "bench/mutation/equivalence.h"
+
+#include "emulator/emulator.h"
+#include "emulator/program.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace mxf::mutation {
+namespace {
+
+using emu::Encoding;
+
+enum Counter { kVm = 0, kExp = 1, kLgkm = 2 };
+constexpr std::array<uint8_t, 3> kCounterMax = {63, 7, 15};
+
+bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
+bool contains(const std::string &text, const char *part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The counts an s_waitcnt waits for (gfx9 SIMM16: vmcnt [3:0] and
+/// [15:14], expcnt [6:4], lgkmcnt [11:8]).
+std::array<uint8_t, 3> waitCounts(uint32_t word) {
+  const uint32_t s = word & 0xffff;
+  return {uint8_t((s & 0xf) | (((s >> 14) & 3) << 4)), uint8_t((s >> 4) & 7),
+          uint8_t((s >> 8) & 0xf)};
+}
+
+/// What an instruction adds to each counter when it issues (upper bounds:
+/// an op that might count is counted).
+std::array<uint8_t, 3> issues(const KernelInstruction &inst) {
+  std::array<uint8_t, 3> add{};
+  const bool writes = contains(inst.mnemonic, "store") || contains(inst.mnemonic, "atomic");
+  switch (inst.encoding) {
+  case Encoding::Smem:
+  case Encoding::Ds:
+    add[kLgkm] = 1;
+    break;
+  case Encoding::Flat:
+    add[kVm] = 1;
+    add[kLgkm] = startsWith(inst.mnemonic, "flat_") ? 1 : 0; // may reach LDS
+    add[kExp] = writes ? 1 : 0;
+    break;
+  case Encoding::Mubuf:
+  case Encoding::Mtbuf:
+    add[kVm] = 1;
+    add[kExp] = writes ? 1 : 0;
+    break;
+  case Encoding::Sopp:
+    if (startsWith(inst.mnemonic, "s_sendmsg"))
+      add[kLgkm] = 1;
+    break;
+  default:
+    break;
+  }
+  return add;
+}
+
+bool isMemory(const KernelInstruction &inst) {
+  switch (inst.encoding) {
+  case Encoding::Smem:
+  case Encoding::Ds:
+  case Encoding::Flat:
+  case Encoding::Mubuf:
+  case Encoding::Mtbuf:
+    return true;
+  default:
+    return startsWith(inst.mnemonic, "s_sendmsg");
+  }
+}
+
+bool isVectorMemory(const KernelInstruction &inst) {
+  return inst.encoding == Encoding::Flat || inst.encoding == Encoding::Mubuf ||
+         inst.encoding == Encoding::Mtbuf;
+}
+
+/// Register ranges in two files: scalar by encoding number, vector unified
+/// (AGPRs after accum_offset), the vector file offset by 1 << 16.
+constexpr uint32_t kVectorBase = 1u << 16;
+
+bool overlaps(const std::vector<std::pair<uint32_t, uint32_t>> &a,
+              const std::vector<std::pair<uint32_t, uint32_t>> &b) {
+  for (const auto &x : a)
+    for (const auto &y : b)
+      if (x.first < y.second && y.first < x.second)
+        return true;
+  return false;
+}
+
+} // namespace
+
+EquivalenceProver::EquivalenceProver(const KernelCode &code, uint32_t wavesPerWorkgroup)
+    : code_(code), wavesPerWorkgroup_(wavesPerWorkgroup) {
+  analyse();
+}
+
+void EquivalenceProver::analyse() {
+  const std::vector<KernelInstruction> &code = code_.instructions;
+  const size_t n = code.size();
+  cfg_ = buildCfg(code_);
+  if (!cfg_.complete)
+    return;
+
+  // Each instruction's registers, as the emulator decodes them (the same
+  // MC decoding, one emulator Instruction per KernelInstruction).
+  Result<std::shared_ptr<const emu::LoadedCodeObject>> loaded =
+      emu::LoadedCodeObject::load(code_.hsaco.data(), code_.hsaco.size());
+  const emu::KernelProgram *program =
+      loaded.ok() ? loaded.value()->findKernel(code_.kernelName) : nullptr;
+  if (program && program->instructions.size() == n) {
+    const unsigned accumOffset = program->descriptor.accumOffset();
+    registers_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const emu::Instruction &inst = program->instructions[i];
+      auto add = [&](const emu::Operand &op, std::vector<std::pair<uint32_t, uint32_t>> &out,
+                     bool def) {
+        uint32_t first = 0;
+        switch (op.kind) {
+        case emu::Operand::Kind::Scalar:
+          first = op.index;
+          if (op.index >= emu::sreg::kUserSgprs)
+            (def ? registers_[i].specialDef : registers_[i].specialSrc) = true;
+          break;
+        case emu::Operand::Kind::Vgpr:
+          first = kVectorBase + op.index;
+          break;
+        case emu::Operand::Kind::Agpr:
+          first = kVectorBase + accumOffset + op.index;
+          break;
+        case emu::Operand::Kind::Imm:
+        case emu::Operand::Kind::None:
+          return;
+        default: // SCC, VCCZ, EXECZ
+          (def ? registers_[i].specialDef : registers_[i].specialSrc) = true;
+          return;
+        }
+        out.push_back({first, first + std::max<uint32_t>(1, op.count)});
+      };
+      for (unsigned d = 0; d < inst.numDefs; ++d)
+        add(inst.defs[d], registers_[i].defs, true);
+      for (unsigned r = 0; r < inst.numSrcs; ++r)
+        add(inst.srcs[r], registers_[i].srcs, false);
+    }
+  }
+
+  // Reachability and the counters' upper bounds, one forward pass to a
+  // fixed point (joins take the maximum; every bound is capped at its
+  // counter's width, so the iteration ends).
+  // The possibly outstanding memory ops are a second data flow of the same
+  // shape: union at joins, a wait with a count of 0 retires every op of
+  // that counter (a nonzero count retires none: an upper bound).
+  reachable_.assign(n, false);
+  before_.assign(n, Counters{});
+  pendingBefore_.assign(n, {});
+  std::deque<size_t> work{0};
+  reachable_[0] = true;
+  while (!work.empty()) {
+    const size_t i = work.front();
+    work.pop_front();
+    const KernelInstruction &inst = code[i];
+    Counters after = before_[i];
+    std::set<size_t> pending(pendingBefore_[i].begin(), pendingBefore_[i].end());
+    if (inst.mnemonic == "s_waitcnt") {
+      const std::array<uint8_t, 3> wait = waitCounts(inst.words[0]);
+      for (size_t c = 0; c < 3; ++c)
+        after[c] = std::min(after[c], wait[c]);
+      for (auto it = pending.begin(); it != pending.end();) {
+        const std::array<uint8_t, 3> counts = issues(code[*it]);
+        const bool retired = (!counts[kVm] || wait[kVm] == 0) &&
+                             (!counts[kExp] || wait[kExp] == 0) &&
+                             (!counts[kLgkm] || wait[kLgkm] == 0);
+        it = retired ? pending.erase(it) : std::next(it);
+      }
+    }
+    const std::array<uint8_t, 3> add = issues(inst);
+    for (size_t c = 0; c < 3; ++c)
+      after[c] = uint8_t(std::min<unsigned>(kCounterMax[c], unsigned(after[c]) + add[c]));
+    if (isMemory(inst))
+      pending.insert(i);
+    for (size_t next : cfg_.successors[i]) {
+      Counters joined = before_[next];
+      for (size_t c = 0; c < 3; ++c)
+        joined[c] = std::max(joined[c], after[c]);
+      std::set<size_t> union_(pendingBefore_[next].begin(), pendingBefore_[next].end());
+      union_.insert(pending.begin(), pending.end());
+      if (!reachable_[next] || joined != before_[next] ||
+          union_.size() != pendingBefore_[next].size()) {
+        reachable_[next] = true;
+        before_[next] = joined;
+        pendingBefore_[next].assign(union_.begin(), union_.end());
+        work.push_back(next);
+      }
+    }
+  }
+}
+
+bool EquivalenceProver::waitCoveredBeforeUse(size_t index) const {
+  const std::vector<KernelInstruction> &code = code_.instructions;
+  if (!cfg_.complete || registers_.size() != code.size() || !reachable_[index])
+    return false;
+  const std::array<uint8_t, 3> wait = waitCounts(code[index].words[0]);
+  // The ops this wait may hold the wave for: those of a counter it
+  // restricts.
+  std::vector<size_t> held;
+  bool scalarLoad = false, vectorHeld = false;
+  for (size_t op : pendingBefore_[index]) {
+    const std::array<uint8_t, 3> counts = issues(code[op]);
+    if ((counts[kVm] && wait[kVm] < kCounterMax[kVm]) ||
+        (counts[kExp] && wait[kExp] < kCounterMax[kExp]) ||
+        (counts[kLgkm] && wait[kLgkm] < kCounterMax[kLgkm])) {
+      held.push_back(op);
+      scalarLoad |= code[op].encoding == Encoding::Smem;
+      vectorHeld |= isVectorMemory(code[op]);
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> written, touched;
+  for (size_t op : held) {
+    if (registers_[op].specialDef || registers_[op].specialSrc)
+      return false;
+    written.insert(written.end(), registers_[op].defs.begin(), registers_[op].defs.end());
+    // LDS and scalar ops read their registers when they issue; a vector
+    // memory store may read its data later (EXP_CNT on GCN), so its
+    // sources must not be overwritten either.
+    if (isVectorMemory(code[op]))
+      touched.insert(touched.end(), registers_[op].srcs.begin(), registers_[op].srcs.end());
+  }
+  touched.insert(touched.end(), written.begin(), written.end());
+  auto covers = [&](const KernelInstruction &inst) {
+    if (inst.mnemonic != "s_waitcnt")
+      return false;
+    const std::array<uint8_t, 3> next = waitCounts(inst.words[0]);
+    return next[kVm] <= wait[kVm] && next[kExp] <= wait[kExp] && next[kLgkm] <= wait[kLgkm] &&
+           (!scalarLoad || next[kLgkm] == 0);
+  };
+  std::vector<bool> seen(code.size(), false);
+  std::deque<size_t> work(cfg_.successors[index].begin(), cfg_.successors[index].end());
+  while (!work.empty()) {
+    const size_t j = work.front();
+    work.pop_front();
+    if (seen[j])
+      continue;
+    seen[j] = true;
+    const KernelInstruction &inst = code[j];
+    if (covers(inst))
+      continue;
+    const std::string &m = inst.mnemonic;
+    if (m == "s_barrier" || startsWith(m, "s_endpgm") || startsWith(m, "s_sendmsg") ||
+        (vectorHeld && isVectorMemory(inst)) || overlaps(registers_[j].srcs, written) ||
+        overlaps(registers_[j].defs, touched))
+      return false;
+    work.insert(work.end(), cfg_.successors[j].begin(), cfg_.successors[j].end());
+  }
+  return true;
+}
+
+std::string EquivalenceProver::prove(const Mutation &mutation) const {
+  if (mutation.sameDecoding)
+    return "same decoding";
+  if (cfg_.complete && !reachable_[mutation.index])
+    return "unreachable";
+  const std::vector<KernelInstruction> &code = code_.instructions;
+  const KernelInstruction &inst = code[mutation.index];
+  if (mutation.cls == MutationClass::Waitcnt) {
+    const std::array<uint8_t, 3> wait = waitCounts(inst.words[0]);
+    if (cfg_.complete) {
+      const Counters &bound = before_[mutation.index];
+      if (bound[kVm] <= wait[kVm] && bound[kExp] <= wait[kExp] && bound[kLgkm] <= wait[kLgkm])
+        return "nothing outstanding";
+    }
+    if (waitCoveredBeforeUse(mutation.index))
+      return "covered before any use";
+  }
+  if (mutation.cls == MutationClass::Barrier && wavesPerWorkgroup_ == 1)
+    return "one-wave workgroups";
+  return proveByOperands(mutation);
+}
+
+namespace {
+
+/// The operands of a printed instruction: "v_max3_f32 v1, |v2|, v3, v3"
+/// -> {"v1", "|v2|", "v3", "v3"} (text after the mnemonic, split at ", ").
+std::vector<std::string> operandsOf(const std::string &text) {
+  std::vector<std::string> out;
+  const size_t space = text.find(' ');
+  if (space == std::string::npos)
+    return out;
+  std::string rest = text.substr(space + 1);
+  for (size_t at = 0; at <= rest.size();) {
+    const size_t comma = rest.find(", ", at);
+    out.push_back(rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 2;
+  }
+  return out;
+}
+
+std::vector<std::string> firstOccurrences(const std::vector<std::string> &items) {
+  std::vector<std::string> out;
+  for (const std::string &item : items)
+    if (std::find(out.begin(), out.end(), item) == out.end())
+      out.push_back(item);
+  return out;
+}
+
+bool isMax3Min3(const std::string &mnemonic) {
+  static const char *const kOps[] = {"v_max3_f32",     "v_max3_i32",    "v_max3_u32",
+                                     "v_min3_f32",     "v_min3_i32",    "v_min3_u32",
+                                     "v_maximum3_f32", "v_minimum3_f32"};
+  for (const char *op : kOps)
+    if (mnemonic == op || mnemonic == std::string(op) + "_e64")
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
+  const KernelInstruction &inst = code_.instructions[mutation.index];
+  const std::string what = mutation.what.substr(0, mutation.what.find(' '));
+  if (mutation.cls == MutationClass::Modifier && inst.encoding == Encoding::Sdwa) {
+    const uint32_t w1 = mutation.words[1];
+    const bool vopc = (inst.words[0] >> 25) == 0x3e;
+    if (!vopc && what == "dst_unused" && ((w1 >> 8) & 7) == 6)
+      return "SDWA select of nothing";
+    if ((what == "src0_sext" && ((w1 >> 16) & 7) == 6) ||
+        (what == "src1_sext" && ((w1 >> 24) & 7) == 6))
+      return "SDWA select of nothing";
+  }
+  if (mutation.cls == MutationClass::Modifier &&
+      (what == "abs" || what == "neg" || what == "src0_neg" || what == "src0_abs" ||
+       what == "src1_neg" || what == "src1_abs") &&
+      (startsWith(inst.mnemonic, "v_cmp_o_") || startsWith(inst.mnemonic, "v_cmp_u_") ||
+       startsWith(inst.mnemonic, "v_cmpx_o_") || startsWith(inst.mnemonic, "v_cmpx_u_")) &&
+      inst.opcodeName == mutation.mutatedOpcodeName)
+    return "sign of a NaN test";
+  if ((mutation.cls == MutationClass::Register || mutation.cls == MutationClass::Modifier) &&
+      isMax3Min3(inst.mnemonic) && inst.opcodeName == mutation.mutatedOpcodeName) {
+    const std::vector<std::string> before = operandsOf(inst.text);
+    const std::vector<std::string> after = operandsOf(mutation.mutatedText);
+    if (before.size() == 4 && after.size() == 4 && before[0] == after[0] &&
+        firstOccurrences({before.begin() + 1, before.end()}) ==
+            firstOccurrences({after.begin() + 1, after.end()}))
+      return "max3/min3 duplicate moved";
+  }
+  return "";
+}
+
+} // namespace mxf::mutation
