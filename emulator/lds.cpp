@@ -59,8 +59,9 @@ template <unsigned Bytes, bool Signed> S dsRead(Wave &w, const Instruction &in) 
   return S::success();
 }
 
-/// ds_write_*: Bytes per lane from vdata.
-template <unsigned Bytes> S dsWrite(Wave &w, const Instruction &in) {
+/// ds_write_*: Bytes per lane from vdata; High: the d16_hi forms store bits
+/// [31:16] (a byte: [23:16]).
+template <unsigned Bytes, bool High = false> S dsWrite(Wave &w, const Instruction &in) {
   const uint32_t *vaddr = w.lanes(in.src(0));
   const Operand &data = in.src(1);
   const uint32_t offset = uint32_t(in.imms[0]) & 0xffff;
@@ -78,7 +79,7 @@ template <unsigned Bytes> S dsWrite(Wave &w, const Instruction &in) {
         std::memcpy(p + 4 * i, &value, 4);
       }
     } else {
-      const uint32_t value = w.lanes(data)[l];
+      const uint32_t value = w.lanes(data)[l] >> (High ? 16 : 0);
       p[0] = uint8_t(value);
       if (Bytes == 2)
         p[1] = uint8_t(value >> 8);
@@ -262,6 +263,8 @@ void registerLds(OpRegistry &r) {
   r.add("ds_write_b128", dsWrite<16>);
   r.add("ds_write_b8", dsWrite<1>);
   r.add("ds_write_b16", dsWrite<2>);
+  r.add("ds_write_b8_d16_hi", dsWrite<1, true>);
+  r.add("ds_write_b16_d16_hi", dsWrite<2, true>);
   r.add("ds_read2_b32", dsRead2<4>);
   r.add("ds_read2_b64", dsRead2<8>);
   r.add("ds_write2_b32", dsWrite2<4>);

@@ -65,6 +65,38 @@ TEST(EmuLds, Read2Write2AndNarrow) {
 // destination overlaps its address register still reads both addresses
 // (ds_read2st64_b32 v[10:11], v10: the first result must not move the
 // second address).
+// ds_write_b8_d16_hi stores bits [23:16] of the data (Triton packs bytes
+// this way); ds_write_b16_d16_hi bits [31:16]. The other LDS bytes keep
+// what was there.
+TEST(EmuLds, WriteD16HiStoresTheHighByteOrHalf) {
+  AsmKernel k;
+  k.lds = 1024;
+  k.body = std::string(kPrologue) + R"(
+  v_lshlrev_b32 v10, 3, v0
+  v_mov_b32 v12, 0
+  v_mov_b32 v13, 0
+  ds_write_b64 v10, v[12:13]
+  v_lshlrev_b32 v14, 24, v0
+  v_or_b32 v14, 0xab0000, v14
+  v_or_b32 v14, 0xcd, v14
+  ds_write_b8_d16_hi v10, v14 offset:1
+  ds_write_b16_d16_hi v10, v14 offset:4
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v2, v10
+  ds_read_b32 v3, v10 offset:4
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v2, s[4:5]
+  global_store_dword v1, v3, s[6:7]
+)";
+  Buffer lo(64, 0), hi(64, 0);
+  auto stats = runAsm(k, {&lo, &hi});
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(lo[l], 0xab00u) << l;
+    EXPECT_EQ(hi[l], (l << 8) | 0xabu) << l;
+  }
+}
+
 TEST(EmuLds, Read2St64Write2St64AndAnOverlappingAddress) {
   AsmKernel k;
   k.lds = 4096;
