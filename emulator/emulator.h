@@ -100,10 +100,37 @@ enum class WorkgroupOrder : uint8_t {
   Shuffled, // a permutation drawn from workgroupOrderSeed
 };
 
+/// How the waves of one workgroup take turns on the emulator's single thread.
+/// On hardware they run concurrently: a correct kernel orders everything that
+/// matters with s_barrier and s_waitcnt, so its results never depend on the
+/// schedule, and the LDS race check reports a pair of accesses that only the
+/// schedule would order (docs/emulator.md, "Hazard model").
+enum class WaveSchedule : uint8_t {
+  InOrder,  // wave 0 runs to its next barrier (or end), then wave 1, ...
+  Reversed, // the same, the last wave first
+  Random,   // a random ready wave for a random quantum of 1-16 instructions
+};
+
+/// The default scheduleSeed; the environment variable
+/// MXFORGE_EMU_SCHEDULE_SEED (decimal or 0x hex) overrides any seed.
+constexpr uint64_t kDefaultScheduleSeed = 0x5eed;
+
 struct LaunchOptions {
   /// Worker threads over workgroups; 0 = hardware concurrency. Results never
   /// depend on it.
   unsigned threads = 0;
+  /// The order of the waves inside each workgroup. Random draws from
+  /// scheduleSeed mixed with the workgroup id, so a launch is reproducible
+  /// whatever the thread count; LDS race errors name the seed.
+  WaveSchedule waveSchedule = WaveSchedule::Random;
+  uint64_t scheduleSeed = kDefaultScheduleSeed;
+  /// Memory counters (vmcnt, lgkmcnt): reading or overwriting a register
+  /// before the s_waitcnt that covers its load is an error. Off only in tests
+  /// of the check itself.
+  bool checkMemoryCounters = true;
+  /// LDS accesses of different waves not ordered by a barrier (and a wait
+  /// before it) are an error. Off only in tests of the check itself.
+  bool checkLdsRaces = true;
   WorkgroupOrder workgroupOrder = WorkgroupOrder::Forward;
   uint64_t workgroupOrderSeed = 0; // for WorkgroupOrder::Shuffled
   /// When set, only the workgroups (x, y, z) it accepts run; the others are

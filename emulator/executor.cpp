@@ -99,10 +99,12 @@ std::string where(const Wave &wave, const Instruction &inst) {
          "), wave " + std::to_string(wave.waveInWorkgroup) + ")";
 }
 
-/// Runs `wave` until it ends, reaches a barrier or fails.
-Status runWave(Wave &wave, const DispatchSetup &setup, uint64_t &executed) {
+/// Runs `wave` for at most `quantum` instructions, until it ends, reaches a
+/// barrier or fails.
+Status runWave(Wave &wave, const DispatchSetup &setup, uint64_t &executed, uint32_t quantum) {
   const std::vector<Instruction> &code = setup.program->instructions;
-  while (!wave.ended && !wave.atBarrier) {
+  LdsRaceDetector &races = wave.workgroup->races;
+  for (; quantum > 0 && !wave.ended && !wave.atBarrier; --quantum) {
     if (wave.pc >= code.size())
       return Status::failure("wave " + std::to_string(wave.waveInWorkgroup) +
                              " ran past the end of the kernel's code without s_endpgm");
@@ -120,15 +122,99 @@ Status runWave(Wave &wave, const DispatchSetup &setup, uint64_t &executed) {
     if (setup.maxInstructionsPerWave && ++executed > setup.maxInstructionsPerWave)
       return Status::failure(where(wave, inst) + ": wave exceeded " +
                              std::to_string(setup.maxInstructionsPerWave) + " instructions");
+    // Not wrapped in where(): the message names both instructions, the wave
+    // and the missing wait.
+    if (setup.checkMemoryCounters && wave.counters.anyPending())
+      if (Status s = wave.counters.checkOperands(wave, inst); !s.ok())
+        return s;
+    const MemoryCounter counter = counterOf(inst.family);
+    if (counter == MemoryCounter::Lds && races.enabled())
+      races.beginInstruction(wave.waveInWorkgroup, wave.pc, wave.counters.ldsIssued() + 1);
     wave.nextPc = wave.pc + 1;
     wave.count(inst.family);
     wave.stats.peakVgpr = std::max(wave.stats.peakVgpr, inst.maxVgpr);
     Status status = inst.op->handler(wave, inst);
     if (!status.ok())
       return Status::failure(where(wave, inst) + ": " + status.message());
+    if (counter != MemoryCounter::None)
+      wave.counters.issue(wave, inst, counter, wave.pc);
+    if (races.enabled() && (wave.atBarrier || wave.ended)) {
+      const MemoryCounters &c = wave.counters;
+      if (wave.atBarrier)
+        races.arrive(wave.waveInWorkgroup, wave.pc, c.ldsIssued(), c.ldsRetired());
+      else
+        races.end(wave.waveInWorkgroup, wave.pc, c.ldsIssued(), c.ldsRetired());
+    }
     wave.pc = wave.nextPc;
   }
   return Status::success();
+}
+
+/// splitmix64: the schedule's random numbers (fast, and the same on every
+/// platform, unlike the standard distributions).
+uint64_t nextRandom(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::string describeSchedule(const DispatchSetup &setup) {
+  switch (setup.schedule) {
+  case WaveSchedule::InOrder: return "wave schedule in-order";
+  case WaveSchedule::Reversed: return "wave schedule reversed";
+  default:
+    return "wave schedule random, seed " + std::to_string(setup.scheduleSeed) +
+           " (MXFORGE_EMU_SCHEDULE_SEED=" + std::to_string(setup.scheduleSeed) + " replays it)";
+  }
+}
+
+/// Runs the waves in turns until every one has ended. A wave that waits at
+/// the barrier is not ready; when no wave is ready the barrier is released
+/// (waves that ended no longer count, as on hardware).
+Status scheduleWaves(std::vector<Wave> &waves, const DispatchSetup &setup,
+                     const std::array<uint32_t, 3> &id) {
+  const unsigned numWaves = unsigned(waves.size());
+  std::vector<uint64_t> executed(numWaves, 0);
+  std::vector<unsigned> ready;
+  ready.reserve(numWaves);
+  const uint64_t linearId =
+      id[0] + uint64_t(setup.grid[0]) * (id[1] + uint64_t(setup.grid[1]) * id[2]);
+  uint64_t rng = setup.scheduleSeed ^ (linearId * 0xd1b54a32d192ed03ull);
+  Workgroup &group = *waves[0].workgroup;
+  while (true) {
+    ready.clear();
+    for (unsigned i = 0; i < numWaves; ++i)
+      if (!waves[i].ended && !waves[i].atBarrier)
+        ready.push_back(i);
+    if (ready.empty()) {
+      bool released = false;
+      for (Wave &wave : waves)
+        if (wave.atBarrier) {
+          wave.atBarrier = false;
+          released = true;
+        }
+      if (!released)
+        return Status::success();
+      if (group.races.enabled())
+        group.races.releaseBarrier();
+      continue;
+    }
+    unsigned pick;
+    uint32_t quantum = UINT32_MAX;
+    switch (setup.schedule) {
+    case WaveSchedule::InOrder: pick = ready.front(); break;
+    case WaveSchedule::Reversed: pick = ready.back(); break;
+    default: {
+      const uint64_t r = nextRandom(rng);
+      pick = ready[(r >> 8) % ready.size()];
+      quantum = 1 + uint32_t(r & 15);
+      break;
+    }
+    }
+    if (Status s = runWave(waves[pick], setup, executed[pick], quantum); !s.ok())
+      return s;
+  }
 }
 
 } // namespace
@@ -181,26 +267,10 @@ Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &i
       return Status::failure("kernel '" + program.info.name + "': " + s.message());
     initVectorState(wave, setup);
   }
-  std::vector<uint64_t> executed(numWaves, 0);
-  while (true) {
-    bool anyRunning = false;
-    for (unsigned i = 0; i < numWaves; ++i) {
-      if (waves[i].ended)
-        continue;
-      if (Status s = runWave(waves[i], setup, executed[i]); !s.ok())
-        return s;
-    }
-    // Every wave has ended or waits at the barrier: release it (waves that
-    // ended no longer count, as on hardware).
-    for (Wave &wave : waves) {
-      if (wave.atBarrier) {
-        wave.atBarrier = false;
-        anyRunning = true;
-      }
-    }
-    if (!anyRunning)
-      break;
-  }
+  if (setup.checkLdsRaces && setup.ldsBytes > 0)
+    group.races.enable(setup.ldsBytes, numWaves, &program.instructions, describeSchedule(setup));
+  if (Status s = scheduleWaves(waves, setup, id); !s.ok())
+    return s;
   for (const Wave &wave : waves) {
     for (size_t f = 0; f < kNumFamilies; ++f)
       stats.byFamily[f] += wave.stats.byFamily[f];

@@ -3,8 +3,11 @@
 // Sets up each wave's initial state from the kernel descriptor exactly as
 // GFX950_SEMANTICS.md §D describes (user SGPRs in their fixed order, system
 // SGPRs, packed work-item IDs in v0, EXEC, accum_offset, LDS) and runs the
-// waves of a workgroup: each wave runs until it reaches s_barrier or ends,
-// then the barrier is released, until every wave has ended.
+// waves of a workgroup on one thread, taking turns as the launch's
+// WaveSchedule says; a barrier is released when every wave that has not ended
+// waits at it. Around each instruction it applies the hazard model
+// (docs/emulator.md): the memory counters of each wave (hazards.h) and the
+// LDS happens-before check between waves (lds_races.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_EMULATOR_EXECUTOR_H
@@ -28,6 +31,10 @@ struct DispatchSetup {
   uint64_t dispatchPacketAddress = 0;
   uint64_t queueAddress = 0;
   uint64_t maxInstructionsPerWave = 0;
+  WaveSchedule schedule = WaveSchedule::InOrder;
+  uint64_t scheduleSeed = 0; // Random: mixed with each workgroup's id
+  bool checkMemoryCounters = false;
+  bool checkLdsRaces = false;
 };
 
 /// Checks the parts of the descriptor the emulator cannot model (scratch,

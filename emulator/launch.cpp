@@ -5,6 +5,8 @@
 // through its user SGPRs), then runs the workgroups on worker threads.
 // Workgroups share nothing but global memory, so the results do not depend on
 // the thread count; the error reported is the lowest-numbered workgroup's.
+// The launch options choose the wave schedule inside each workgroup and the
+// hazard checks (executor.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -48,6 +51,20 @@ std::vector<uint8_t> dispatchPacket(const KernelProgram &program,
   put32(28, ldsBytes);
   put64(40, kernargAddress);
   return packet;
+}
+
+/// options.scheduleSeed, unless MXFORGE_EMU_SCHEDULE_SEED gives another (so a
+/// run under any schedule can be explored or replayed without a rebuild).
+Result<uint64_t> scheduleSeed(const LaunchOptions &options) {
+  const char *text = std::getenv("MXFORGE_EMU_SCHEDULE_SEED");
+  if (!text || !*text)
+    return options.scheduleSeed;
+  char *end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 0);
+  if (*end != '\0')
+    return Result<uint64_t>::failure("MXFORGE_EMU_SCHEDULE_SEED='" + std::string(text) +
+                                     "' is not a number");
+  return uint64_t(value);
 }
 
 } // namespace
@@ -129,6 +146,13 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   setup.dispatchPacketAddress = packetAddress;
   setup.queueAddress = queueAddress;
   setup.maxInstructionsPerWave = options.maxInstructionsPerWave;
+  setup.schedule = options.waveSchedule;
+  Result<uint64_t> seed = scheduleSeed(options);
+  if (!seed.ok())
+    return seed.status();
+  setup.scheduleSeed = seed.value();
+  setup.checkMemoryCounters = options.checkMemoryCounters;
+  setup.checkLdsRaces = options.checkLdsRaces;
 
   const uint64_t numGroups = uint64_t(grid[0]) * grid[1] * grid[2];
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();

@@ -4,7 +4,9 @@
 // plus the launch's dynamic LDS. Address = vaddr + instruction offset, and
 // every byte of every active lane's access must lie inside it (gfx9 no longer
 // clamps with M0; an access outside is a kernel bug, reported as an error).
-// The transpose loads follow GFX950_SEMANTICS.md §C7.
+// Every lane's access also goes through the workgroup's LDS race detector
+// (lds_races.h) when the launch checks races. The transpose loads follow
+// GFX950_SEMANTICS.md §C7.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +25,18 @@ S ldsMiss(const Wave &w, unsigned lane, uint64_t address, unsigned bytes) {
                     std::to_string(w.workgroup->lds.size()) + " bytes of LDS");
 }
 
-uint8_t *ldsAt(Wave &w, uint64_t address, unsigned bytes) {
+/// The LDS bytes [address, address + bytes) of one lane's access: bounds
+/// checked, then checked against the other waves' accesses.
+S ldsAccess(Wave &w, unsigned lane, uint64_t address, unsigned bytes, LdsAccess kind,
+            uint8_t *&p) {
   std::vector<uint8_t> &lds = w.workgroup->lds;
   if (address > lds.size() || bytes > lds.size() - address)
-    return nullptr;
-  return lds.data() + address;
+    return ldsMiss(w, lane, address, bytes);
+  if (LdsRaceDetector &races = w.workgroup->races; races.enabled())
+    if (S s = races.access(kind, address, bytes); !s.ok())
+      return S::failure("lane " + std::to_string(lane) + ": " + s.message());
+  p = lds.data() + address;
+  return S::success();
 }
 
 /// ds_read_*: Bytes per lane into vdst (narrow reads extend per Signed).
@@ -39,9 +48,9 @@ template <unsigned Bytes, bool Signed> S dsRead(Wave &w, const Instruction &in) 
     if (!laneActive(exec, l))
       continue;
     const uint64_t address = uint64_t(vaddr[l]) + offset;
-    const uint8_t *p = ldsAt(w, address, Bytes);
-    if (!p)
-      return ldsMiss(w, l, address, Bytes);
+    uint8_t *p;
+    if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Read, p); !s.ok())
+      return s;
     if (Bytes >= 4) {
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         uint32_t value;
@@ -70,9 +79,9 @@ template <unsigned Bytes, bool High = false> S dsWrite(Wave &w, const Instructio
     if (!laneActive(exec, l))
       continue;
     const uint64_t address = uint64_t(vaddr[l]) + offset;
-    uint8_t *p = ldsAt(w, address, Bytes);
-    if (!p)
-      return ldsMiss(w, l, address, Bytes);
+    uint8_t *p;
+    if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Write, p); !s.ok())
+      return s;
     if (Bytes >= 4) {
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(data, i)[l];
@@ -106,9 +115,9 @@ template <bool Returns> S dsAddU32(Wave &w, const Instruction &in) {
     if (address % 4 != 0)
       return S::failure("lane " + std::to_string(l) + ": LDS address " + hex(address) +
                         " of ds_add_u32 is not 4-byte aligned");
-    uint8_t *p = ldsAt(w, address, 4);
-    if (!p)
-      return ldsMiss(w, l, address, 4);
+    uint8_t *p;
+    if (S s = ldsAccess(w, l, address, 4, LdsAccess::Atomic, p); !s.ok())
+      return s;
     uint32_t value;
     std::memcpy(&value, p, 4);
     before[l] = value;
@@ -138,9 +147,9 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsRead2(Wave &w, const Instru
     const uint64_t base = vaddr[l];
     for (unsigned k = 0; k < 2; ++k) {
       const uint64_t address = base + offsets[k] * Unit;
-      const uint8_t *p = ldsAt(w, address, Bytes);
-      if (!p)
-        return ldsMiss(w, l, address, Bytes);
+      uint8_t *p;
+      if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Read, p); !s.ok())
+        return s;
       for (unsigned i = 0; i < dwords; ++i) {
         uint32_t value;
         std::memcpy(&value, p + 4 * i, 4);
@@ -161,9 +170,9 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsWrite2(Wave &w, const Instr
       continue;
     for (unsigned k = 0; k < 2; ++k) {
       const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Unit;
-      uint8_t *p = ldsAt(w, address, Bytes);
-      if (!p)
-        return ldsMiss(w, l, address, Bytes);
+      uint8_t *p;
+      if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Write, p); !s.ok())
+        return s;
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(in.src(1 + k), i)[l];
         std::memcpy(p + 4 * i, &value, 4);
@@ -190,9 +199,9 @@ template <unsigned ElemBits> S dsReadTr(Wave &w, const Instruction &in) {
     if (address % 8 != 0)
       return S::failure("lane " + std::to_string(l) + ": LDS address " + hex(address) +
                         " of ds_read_b64_tr_* is not 8-byte aligned");
-    const uint8_t *p = ldsAt(w, address, 8);
-    if (!p)
-      return ldsMiss(w, l, address, 8);
+    uint8_t *p;
+    if (S s = ldsAccess(w, l, address, 8, LdsAccess::Read, p); !s.ok())
+      return s;
     std::memcpy(&read[l], p, 8);
   }
   constexpr unsigned perLane = 64 / ElemBits; // elements per lane: 4 or 8

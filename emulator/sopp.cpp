@@ -1,9 +1,14 @@
-//===- sopp.cpp - Program control: branches, barrier, end, no-ops ---------===//
+//===- sopp.cpp - Program control: branches, barrier, waits, end, no-ops --===//
 //
-// Timing-only instructions (s_waitcnt, s_nop, s_setprio, s_sleep, ...) are
-// functional no-ops: the emulator completes every memory access before the
-// next instruction, so waiting is never needed. That is also why it cannot
-// detect a missing s_waitcnt or s_nop (docs/emulator.md, "Limits").
+// The emulator performs every memory access at issue, but s_waitcnt is not a
+// no-op: it retires, in the wave's memory counters (hazards.h), the loads and
+// LDS operations it guarantees complete, and only then may their registers be
+// read (or, for LDS, other waves rely on them after a barrier). s_barrier
+// marks the wave as waiting; the executor releases the barrier. On gfx950 the
+// barrier does not wait for memory (LLVM places explicit waits before it).
+// Timing-only instructions (s_nop, s_setprio, s_sleep, cache controls) are
+// functional no-ops, so the emulator cannot detect a missing s_nop
+// (docs/emulator.md, "Hazard model").
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +25,14 @@ S noOp(Wave &, const Instruction &) { return S::success(); }
 
 S sEndpgm(Wave &w, const Instruction &) {
   w.ended = true;
+  return S::success();
+}
+
+/// s_waitcnt simm16: vmcnt and lgkmcnt (expcnt counts exports and GDS,
+/// which compute kernels on gfx950 do not issue).
+S sWaitcnt(Wave &w, const Instruction &in) {
+  const WaitcntFields fields = decodeWaitcnt(uint16_t(in.words[0] & 0xffff));
+  w.counters.wait(fields.vmcnt, fields.lgkmcnt);
   return S::success();
 }
 
@@ -58,6 +71,7 @@ S unsupported(Wave &, const Instruction &in) {
 void registerSopp(OpRegistry &r) {
   r.add("s_endpgm", sEndpgm);
   r.add("s_barrier", sBarrier);
+  r.add("s_waitcnt", sWaitcnt);
   r.add("s_branch", sBranch);
   r.add("s_cbranch_scc0", sCbranch<0>);
   r.add("s_cbranch_scc1", sCbranch<1>);
@@ -65,7 +79,7 @@ void registerSopp(OpRegistry &r) {
   r.add("s_cbranch_vccnz", sCbranch<3>);
   r.add("s_cbranch_execz", sCbranch<4>);
   r.add("s_cbranch_execnz", sCbranch<5>);
-  for (const char *name : {"s_nop", "s_waitcnt", "s_setprio", "s_sleep", "s_icache_inv",
+  for (const char *name : {"s_nop", "s_setprio", "s_sleep", "s_icache_inv",
                            "s_incperflevel", "s_decperflevel", "s_ttracedata", "s_dcache_inv",
                            "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol", "s_wakeup",
                            "s_setkill", "s_buffer_wbinvl1", "buffer_wbinvl1",

@@ -2,14 +2,18 @@
 //
 // A wave is 64 lanes with a scalar file (SGPRs, VCC, M0, EXEC, TTMPs, indexed
 // by their operand encoding), SCC, a unified VGPR file (ArchVGPRs, then the
-// AGPRs from accum_offset on), and a program counter. Its workgroup owns the
-// LDS. Handlers (the semantics files) read and write this state directly.
+// AGPRs from accum_offset on), a program counter and its memory counters
+// (hazards.h). Its workgroup owns the LDS and the LDS race detector
+// (lds_races.h). Handlers (the semantics files) read and write this state
+// directly.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_EMULATOR_WAVE_H
 #define MXFORGE_EMULATOR_WAVE_H
 
+#include "emulator/hazards.h"
 #include "emulator/instruction.h"
+#include "emulator/lds_races.h"
 #include "emulator/memory.h"
 
 #include <array>
@@ -35,6 +39,9 @@ struct WaveStats {
 struct Workgroup {
   std::array<uint32_t, 3> id{};
   std::vector<uint8_t> lds; // static group segment + dynamic LDS
+  /// Orders the waves' LDS accesses by barriers; disabled unless the launch
+  /// checks LDS races.
+  LdsRaceDetector races;
 };
 
 struct Wave {
@@ -59,6 +66,9 @@ struct Wave {
   std::vector<uint32_t> v;
   unsigned allocatedVgprs = 0; // unified registers the descriptor allocates
   unsigned accumOffset = 0;    // first AGPR in the unified file
+
+  /// vmcnt/lgkmcnt and the registers outstanding loads still owe.
+  MemoryCounters counters;
 
   uint64_t exec() const { return s[sreg::kExec] | (uint64_t(s[sreg::kExec + 1]) << 32); }
   void setExec(uint64_t mask) {
