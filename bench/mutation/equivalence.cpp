@@ -2,6 +2,8 @@
 
 #include "bench/mutation/equivalence.h"
 
+#include "bench/mutation/encoding_fields.h"
+
 #include "emulator/emulator.h"
 #include "emulator/program.h"
 
@@ -318,6 +320,42 @@ bool isMax3Min3(const std::string &mnemonic) {
   return false;
 }
 
+/// The operand of an instruction whose low bits alone it reads.
+struct ReadBits {
+  const char *mnemonic, *source;
+  uint32_t mask;
+};
+constexpr ReadBits kReadBits[] = {
+    {"v_lshlrev_b32", "src0", 31},  {"v_lshrrev_b32", "src0", 31},  {"v_ashrrev_i32", "src0", 31},
+    {"v_lshlrev_b16", "src0", 15},  {"v_lshrrev_b16", "src0", 15},  {"v_ashrrev_i16", "src0", 15},
+    {"v_lshlrev_b64", "src0", 63},  {"v_lshrrev_b64", "src0", 63},  {"v_ashrrev_i64", "src0", 63},
+    {"v_lshl_add_u32", "src1", 31}, {"v_lshl_or_b32", "src1", 31},  {"v_add_lshl_u32", "src2", 31},
+    {"v_alignbit_b32", "src2", 31}, {"v_alignbyte_b32", "src2", 3}, {"v_bfe_u32", "src1", 31},
+    {"v_bfe_u32", "src2", 31},      {"v_bfe_i32", "src1", 31},      {"v_bfe_i32", "src2", 31},
+    {"v_lshl_add_u64", "src1", 7},  {"s_lshl_b32", "ssrc1", 31},    {"s_lshr_b32", "ssrc1", 31},
+    {"s_ashr_i32", "ssrc1", 31},    {"s_lshl_b64", "ssrc1", 63},    {"s_lshr_b64", "ssrc1", 63},
+    {"s_ashr_i64", "ssrc1", 63},
+};
+
+/// An integer inline constant's value (128..192: 0..64, 193..208: -1..-16).
+bool inlineInteger(uint32_t code, uint32_t &value) {
+  if (code >= 128 && code <= 192)
+    value = code - 128;
+  else if (code >= 193 && code <= 208)
+    value = uint32_t(-int32_t(code - 192));
+  else
+    return false;
+  return true;
+}
+
+/// "v_lshlrev_b32_e32" -> "v_lshlrev_b32"; SDWA and DPP forms have none.
+std::string plainMnemonic(const std::string &mnemonic) {
+  for (const char *suffix : {"_e32", "_e64"})
+    if (mnemonic.size() > 4 && mnemonic.compare(mnemonic.size() - 4, 4, suffix) == 0)
+      return mnemonic.substr(0, mnemonic.size() - 4);
+  return mnemonic;
+}
+
 } // namespace
 
 std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
@@ -347,6 +385,26 @@ std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
         firstOccurrences({before.begin() + 1, before.end()}) ==
             firstOccurrences({after.begin() + 1, after.end()}))
       return "max3/min3 duplicate moved";
+  }
+  if (mutation.cls == MutationClass::Immediate) {
+    // Which source the mutation changed, and its values: an inline
+    // constant's code, or the literal (the source whose code is 255).
+    std::string source = mutation.field;
+    uint32_t before = mutation.before, after = mutation.after;
+    bool integers = true;
+    if (mutation.field == "literal") {
+      source.clear();
+      for (const Field &f : fieldsOf(inst.encoding, inst.words, inst.size, inst.mnemonic))
+        if (f.kind == FieldKind::Source && f.get(inst.words) == 255)
+          source = f.name;
+    } else {
+      integers = inlineInteger(mutation.before, before) && inlineInteger(mutation.after, after);
+    }
+    const std::string plain = plainMnemonic(inst.mnemonic);
+    for (const ReadBits &r : kReadBits)
+      if (integers && plain == r.mnemonic && source == r.source &&
+          (before & r.mask) == (after & r.mask))
+        return "constant bits not read";
   }
   return "";
 }

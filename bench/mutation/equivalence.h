@@ -42,6 +42,10 @@
 //     commutative and idempotent on values (IEEE_MODE orders -0 < +0), and
 //     on NaNs they return the first NaN (maximum3) or the other operand
 //     (max3), which the first-occurrence order decides.
+//  9. a constant bit the instruction does not read: a shift amount or a
+//     bit-field offset or width changed only in bits the ISA ignores (5 bits
+//     of a 32-bit shift or v_bfe operand, 6 of a 64-bit shift, 4 of a 16-bit
+//     one, 3 of v_lshl_add_u64's shift, 2 of v_alignbyte's).
 //
 // Nothing else is claimed: a modifier with no effect on the data (abs of a
 // value that happens to be non-negative), a register that happens to hold

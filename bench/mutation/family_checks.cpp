@@ -79,8 +79,11 @@ struct Order {
 constexpr Order kOrders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
                              {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
 
-/// m values: a ragged one and the bucket.
-constexpr int kSmallM = 3;
+/// m values: a few rows in one row tile, and three row tiles of 16 (the
+/// last ragged), so that the row-tile workgroup id and the offsets it scales
+/// are not always 0. The specs' bucket is 64 (their tiling class is 256: the
+/// code is the bucket-16 kernel's).
+constexpr int kSmallM = 3, kLargeM = 40;
 
 uint64_t seedOf(uint64_t seed, int index) {
   return seed ^ (0x9E3779B97F4A7C15ull * uint64_t(index + 1));
@@ -102,7 +105,7 @@ public:
 
   std::string plan() const override {
     return fmt::format("m={},{} x 2 seeds (runAndCheck: bytes, untouched rows, counters)", kSmallM,
-                       spec_.M);
+                       kLargeM);
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -165,7 +168,7 @@ public:
   std::string plan() const override {
     return fmt::format("m={},{} x 2 seeds x workgroups forward,shuffled (compareMoe: q, s, "
                        "sorting arrays, poison)",
-                       kSmallM, spec_.M);
+                       kSmallM, kLargeM);
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -206,7 +209,7 @@ public:
   std::string plan() const override {
     return fmt::format("m={},{} x 2 seeds x workgroups forward,shuffled (compareGemmY: y, "
                        "stride gaps)",
-                       kSmallM, spec_.M);
+                       kSmallM, kLargeM);
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -286,7 +289,7 @@ Result<std::unique_ptr<FamilyCheck>> makeRotateQuant(const KernelSpec &spec, uin
   CodeObject code = base.value().code;
   auto check = std::make_unique<RotateQuantCheck>(spec, std::move(code), std::move(base.value()));
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, spec.M}) {
+    for (int m : {kSmallM, kLargeM}) {
       RotateQuantCheck::Run run;
       run.context.seed = seedOf(seed, s);
       run.context.specIndex = 0;
@@ -308,7 +311,7 @@ Result<std::unique_ptr<FamilyCheck>> makeMoe(const KernelSpec &spec, uint64_t se
   const e2e::MoeRouting routings[] = {e2e::MoeRouting::Uniform, e2e::MoeRouting::Duplicates,
                                       e2e::MoeRouting::Skewed, e2e::MoeRouting::SameExperts};
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, spec.M}) {
+    for (int m : {kSmallM, kLargeM}) {
       MoeCheck::Run run;
       run.seed = seedOf(seed, s);
       std::mt19937_64 rng(run.seed ^ uint64_t(m));
@@ -328,7 +331,7 @@ Result<std::unique_ptr<FamilyCheck>> makeGemm(const KernelSpec &spec, uint64_t s
     return code.status();
   auto check = std::make_unique<GemmCheck>(Family::Gemm, spec, std::move(code.value()));
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, spec.M}) {
+    for (int m : {kSmallM, kLargeM}) {
       GemmCheck::Run run;
       run.seed = seedOf(seed, s);
       run.sample = e2e::gemmColumnSample(spec, run.seed);

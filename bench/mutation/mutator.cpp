@@ -224,13 +224,17 @@ std::vector<Mutation> Mutator::sample(MutationClass cls, size_t count, std::mt19
                                       SampleStats &stats) const {
   std::vector<Mutation> out;
   std::set<std::pair<size_t, std::array<uint32_t, 4>>> seen;
-  auto accept = [&](size_t index, const std::array<uint32_t, 4> &words, std::string what) {
+  auto accept = [&](size_t index, const std::array<uint32_t, 4> &words, std::string what,
+                    const Field &field, uint32_t before, uint32_t after) {
     if (!seen.insert({index, words}).second)
       return false;
     ++stats.tried;
     const KernelInstruction &inst = code_.instructions[index];
     const Decoded d = decodeAt(index, words);
-    if (!d.ok) {
+    // LLVM's printer marks an operand it decoded but the encoding does not
+    // allow (a misaligned register tuple, an immediate a VOP1 cannot take):
+    // not an instruction the hardware runs.
+    if (!d.ok || d.text.find("/*Invalid") != std::string::npos) {
       ++stats.undecodable;
       return false;
     }
@@ -244,6 +248,9 @@ std::vector<Mutation> Mutator::sample(MutationClass cls, size_t count, std::mt19
     m.index = index;
     m.words = words;
     m.what = std::move(what);
+    m.field = field.name;
+    m.before = before;
+    m.after = after;
     m.mutatedText = d.text;
     m.mutatedOpcodeName = d.opcodeName;
     m.sameDecoding = !opcodeChanged && d.text == inst.text;
@@ -286,7 +293,7 @@ std::vector<Mutation> Mutator::sample(MutationClass cls, size_t count, std::mt19
             field.set(words, v);
             const Decoded d = decodeAt(index, words);
             if (d.ok && d.size == inst.size && d.opcodeName != inst.opcodeName &&
-                hasHandler(d.opcodeName))
+                d.text.find("/*Invalid") == std::string::npos && hasHandler(d.opcodeName))
               values.push_back(v);
           }
           found = alternatives.emplace(index, std::move(values)).first;
@@ -298,8 +305,8 @@ std::vector<Mutation> Mutator::sample(MutationClass cls, size_t count, std::mt19
           values.erase(values.begin() + long(pick));
           std::array<uint32_t, 4> words = inst.words;
           field.set(words, v);
-          if (accept(index, words,
-                     fmt::format("opcode 0x{:x} -> 0x{:x}", field.get(inst.words), v))) {
+          if (accept(index, words, fmt::format("opcode 0x{:x} -> 0x{:x}", field.get(inst.words), v),
+                     field, field.get(inst.words), v)) {
             progress = true;
             break;
           }
@@ -349,7 +356,8 @@ std::vector<Mutation> Mutator::sample(MutationClass cls, size_t count, std::mt19
     site.field.set(words, value ^ (1u << site.bit));
     accept(site.index, words,
            fmt::format("{} bit {} (0x{:x} -> 0x{:x})", site.field.name, site.bit, value,
-                       value ^ (1u << site.bit)));
+                       value ^ (1u << site.bit)),
+           site.field, value, value ^ (1u << site.bit));
   }
   return out;
 }

@@ -64,6 +64,8 @@ struct Mutation {
   size_t index = 0;                // instruction index in KernelCode::instructions
   std::array<uint32_t, 4> words{}; // the mutated instruction's dwords
   std::string what;                // "vdst bit 3", "opcode 0x35 -> 0x34", "removed"
+  std::string field;               // the field's name ("src1", "literal", "opcode", ...)
+  uint32_t before = 0, after = 0;  // the field's value before and after
   std::string mutatedText, mutatedOpcodeName;
   bool sameDecoding = false; // LLVM decodes it to the original's text and opcode
 };
@@ -76,7 +78,7 @@ struct SampleStats {
   size_t sites = 0;            // (instruction, field, bit) sites, or instructions for class c
   size_t unusedFieldSites = 0; // fields the instruction does not have (no flip changes it)
   size_t tried = 0;
-  size_t undecodable = 0; // LLVM rejects the mutated word
+  size_t undecodable = 0; // LLVM rejects the mutated word (or prints it as invalid)
   size_t otherSize = 0;   // decodes to an instruction of another size (or another opcode)
   size_t noSemantics = 0; // the emulator has no semantics for the mutated instruction
 };

@@ -43,7 +43,7 @@ Outcome classifyLaunchError(const std::string &message) {
   if (has("needs s_waitcnt") || has("LDS race"))
     return Outcome::Hazard;
   if (has("outside every registered buffer") || has("outside the LDS") || has("out of bounds") ||
-      has("outside LDS") || has("kernarg"))
+      has("outside LDS") || has("kernarg") || has("is outside the workgroup's"))
     return Outcome::OutOfBounds;
   if (has("not modelled") || has("no semantics") || has("needs EXEC all ones") ||
       has("does not model"))
