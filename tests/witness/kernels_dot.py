@@ -57,7 +57,8 @@ def _ints(g, shape, lo=-4, hi=4):
     return torch.randint(lo, hi + 1, shape, generator=g)
 
 
-def matmul_case(name, dtype, out_dtype, seed, M=64, N=64, K=64, BM=32, BN=32, BK=32, lo=-4, hi=4, num_warps=4):
+def matmul_case(name, dtype, out_dtype, seed, M=64, N=64, K=64, BM=32, BN=32, BK=32, lo=-4, hi=4, num_warps=4,
+                nonkdim=None):
     g = torch.Generator().manual_seed(seed)
     a = _ints(g, (M, K), lo, hi)
     b = _ints(g, (K, N), lo, hi)
@@ -72,6 +73,9 @@ def matmul_case(name, dtype, out_dtype, seed, M=64, N=64, K=64, BM=32, BN=32, BK
     return Case(name, matmul_kernel, (triton.cdiv(M, BM), triton.cdiv(N, BN)),
                 [In("a", at), In("b", bt), Out("c", (M, N), out_dtype), M, N, K, K, 1, N, 1, N, 1],
                 constexprs=dict(BM=BM, BN=BN, BK=BK, ACC_INT=acc_int, num_warps=num_warps),
+                # matrix_instr_nonkdim=16 makes the gfx950 compile use the 16x16 MFMA forms
+                # (v_mfma_*_16x16x*) where the default picks 32x32 ones.
+                hip_options=dict(matrix_instr_nonkdim=nonkdim) if nonkdim else None,
                 source=SRC % ("matmul_kernel (tl.dot %s x %s -> %s accumulate, K loop with masks)" %
                               (str(dtype).replace("torch.", ""), str(dtype).replace("torch.", ""),
                                "int32" if acc_int else "f32")),
@@ -231,6 +235,12 @@ def cases():
         P(matmul_case, "dot_i8_i32acc", torch.int8, torch.int32, 23, K=128, BK=64, lo=-100, hi=100),
         lambda: matmul_case("dot_fp8e4nv_f32acc", torch.float8_e4m3fn, torch.float32, 24, K=64, BK=32),
         P(matmul_case, "dot_bf16_ragged_mnk", torch.bfloat16, torch.float32, 25, M=40, N=72, K=50, BM=32, BN=32, BK=32),
+        # The same kernel on the 16x16 MFMA shapes (HIP option matrix_instr_nonkdim=16).
+        P(matmul_case, "dot_bf16_mfma16", torch.bfloat16, torch.float32, 26, nonkdim=16),
+        P(matmul_case, "dot_f16_mfma16", torch.float16, torch.float32, 27, nonkdim=16),
+        P(matmul_case, "dot_i8_mfma16", torch.int8, torch.int32, 28, K=128, BK=64, lo=-100, hi=100, nonkdim=16),
+        lambda: matmul_case("dot_fp8e4nv_mfma16", torch.float8_e4m3fn, torch.float32, 29, K=64, BK=32,
+                            nonkdim=16),
         dot_trans_case,
         grouped_matmul_case,
         dot_scaled_mxfp4_case,
