@@ -25,18 +25,29 @@ S ldsMiss(const Wave &w, unsigned lane, uint64_t address, unsigned bytes) {
                     std::to_string(w.workgroup->lds.size()) + " bytes of LDS");
 }
 
-/// The LDS bytes [address, address + bytes) of one lane's access: bounds
-/// checked, then checked against the other waves' accesses.
-S ldsAccess(Wave &w, unsigned lane, uint64_t address, unsigned bytes, LdsAccess kind,
-            uint8_t *&p) {
-  std::vector<uint8_t> &lds = w.workgroup->lds;
+/// ldsAccess's failure, out of line so that the per-lane fast path inlines.
+__attribute__((noinline)) uint8_t *ldsFailed(const Wave &w, unsigned lane, uint64_t address,
+                                             unsigned bytes, S &failure) {
+  const std::vector<uint8_t> &lds = w.workgroup->lds;
   if (address > lds.size() || bytes > lds.size() - address)
-    return ldsMiss(w, lane, address, bytes);
-  if (LdsRaceDetector &races = w.workgroup->races; races.enabled())
-    if (S s = races.access(kind, address, bytes); !s.ok())
-      return S::failure("lane " + std::to_string(lane) + ": " + s.message());
-  p = lds.data() + address;
-  return S::success();
+    failure = ldsMiss(w, lane, address, bytes);
+  else
+    failure = S::failure("lane " + std::to_string(lane) + ": " + w.workgroup->races.error());
+  return nullptr;
+}
+
+/// The LDS bytes [address, address + bytes) of one lane's access, bounds
+/// checked and checked against the other waves' accesses; nullptr with
+/// `failure` set when either check fails. (A pointer, not a Status: this
+/// runs for every lane.)
+inline uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t address, unsigned bytes,
+                          LdsAccess kind, S &failure) {
+  std::vector<uint8_t> &lds = w.workgroup->lds;
+  LdsRaceDetector &races = w.workgroup->races;
+  if (address > lds.size() || bytes > lds.size() - address ||
+      (races.enabled() && !races.access(kind, address, bytes)))
+    return ldsFailed(w, lane, address, bytes, failure);
+  return lds.data() + address;
 }
 
 /// ds_read_*: Bytes per lane into vdst (narrow reads extend per Signed).
@@ -44,13 +55,14 @@ template <unsigned Bytes, bool Signed> S dsRead(Wave &w, const Instruction &in) 
   const uint32_t *vaddr = w.lanes(in.src(0));
   const uint32_t offset = uint32_t(in.imms[0]) & 0xffff;
   const uint64_t exec = w.exec();
+  S failure;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
       continue;
     const uint64_t address = uint64_t(vaddr[l]) + offset;
-    uint8_t *p;
-    if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Read, p); !s.ok())
-      return s;
+    uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Read, failure);
+    if (!p)
+      return failure;
     if (Bytes >= 4) {
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         uint32_t value;
@@ -75,13 +87,14 @@ template <unsigned Bytes, bool High = false> S dsWrite(Wave &w, const Instructio
   const Operand &data = in.src(1);
   const uint32_t offset = uint32_t(in.imms[0]) & 0xffff;
   const uint64_t exec = w.exec();
+  S failure;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
       continue;
     const uint64_t address = uint64_t(vaddr[l]) + offset;
-    uint8_t *p;
-    if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Write, p); !s.ok())
-      return s;
+    uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Write, failure);
+    if (!p)
+      return failure;
     if (Bytes >= 4) {
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(data, i)[l];
@@ -107,6 +120,7 @@ template <bool Returns> S dsAddU32(Wave &w, const Instruction &in) {
   const uint32_t *data = w.lanes(in.src(1));
   const uint32_t offset = uint32_t(in.imms[0]) & 0xffff;
   const uint64_t exec = w.exec();
+  S failure;
   Lanes32 before{};
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
@@ -115,9 +129,9 @@ template <bool Returns> S dsAddU32(Wave &w, const Instruction &in) {
     if (address % 4 != 0)
       return S::failure("lane " + std::to_string(l) + ": LDS address " + hex(address) +
                         " of ds_add_u32 is not 4-byte aligned");
-    uint8_t *p;
-    if (S s = ldsAccess(w, l, address, 4, LdsAccess::Atomic, p); !s.ok())
-      return s;
+    uint8_t *p = ldsAccess(w, l, address, 4, LdsAccess::Atomic, failure);
+    if (!p)
+      return failure;
     uint32_t value;
     std::memcpy(&value, p, 4);
     before[l] = value;
@@ -138,6 +152,7 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsRead2(Wave &w, const Instru
   const uint32_t *vaddr = w.lanes(in.src(0));
   const uint32_t offsets[2] = {uint32_t(in.imms[0]) & 0xff, uint32_t(in.imms[1]) & 0xff};
   const uint64_t exec = w.exec();
+  S failure;
   constexpr unsigned dwords = Bytes / 4;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
@@ -147,9 +162,9 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsRead2(Wave &w, const Instru
     const uint64_t base = vaddr[l];
     for (unsigned k = 0; k < 2; ++k) {
       const uint64_t address = base + offsets[k] * Unit;
-      uint8_t *p;
-      if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Read, p); !s.ok())
-        return s;
+      uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Read, failure);
+      if (!p)
+        return failure;
       for (unsigned i = 0; i < dwords; ++i) {
         uint32_t value;
         std::memcpy(&value, p + 4 * i, 4);
@@ -165,14 +180,15 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsWrite2(Wave &w, const Instr
   const uint32_t *vaddr = w.lanes(in.src(0));
   const uint32_t offsets[2] = {uint32_t(in.imms[0]) & 0xff, uint32_t(in.imms[1]) & 0xff};
   const uint64_t exec = w.exec();
+  S failure;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!laneActive(exec, l))
       continue;
     for (unsigned k = 0; k < 2; ++k) {
       const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Unit;
-      uint8_t *p;
-      if (S s = ldsAccess(w, l, address, Bytes, LdsAccess::Write, p); !s.ok())
-        return s;
+      uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Write, failure);
+      if (!p)
+        return failure;
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(in.src(1 + k), i)[l];
         std::memcpy(p + 4 * i, &value, 4);
@@ -188,6 +204,7 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsWrite2(Wave &w, const Instr
 /// (b16: its element t & 3) or 2j + (t >> 3) (b8: its byte t & 7).
 template <unsigned ElemBits> S dsReadTr(Wave &w, const Instruction &in) {
   const uint64_t exec = w.exec();
+  S failure;
   if (exec != kAllLanes)
     return S::failure("ds_read_b64_tr_* needs EXEC all ones (GFX950_SEMANTICS §C7); EXEC = " +
                       hex(exec));
@@ -199,9 +216,9 @@ template <unsigned ElemBits> S dsReadTr(Wave &w, const Instruction &in) {
     if (address % 8 != 0)
       return S::failure("lane " + std::to_string(l) + ": LDS address " + hex(address) +
                         " of ds_read_b64_tr_* is not 8-byte aligned");
-    uint8_t *p;
-    if (S s = ldsAccess(w, l, address, 8, LdsAccess::Read, p); !s.ok())
-      return s;
+    uint8_t *p = ldsAccess(w, l, address, 8, LdsAccess::Read, failure);
+    if (!p)
+      return failure;
     std::memcpy(&read[l], p, 8);
   }
   constexpr unsigned perLane = 64 / ElemBits; // elements per lane: 4 or 8

@@ -45,8 +45,10 @@ public:
   /// have in the wave's lgkmcnt (MemoryCounters::ldsIssued() + 1).
   void beginInstruction(unsigned wave, uint32_t pc, uint32_t ldsSeq);
   /// Called by the LDS handlers for each lane's access (after the bounds
-  /// check).
-  Status access(LdsAccess kind, uint64_t address, unsigned bytes);
+  /// check). False on a race, whose message error() then holds (a bool, not
+  /// a Status: this runs for every lane of every LDS instruction).
+  bool access(LdsAccess kind, uint64_t address, unsigned bytes);
+  const std::string &error() const { return error_; }
 
   /// A wave arrived at s_barrier (index `pc`) or ended (s_endpgm), with its
   /// LDS counters at that moment.
@@ -73,13 +75,20 @@ private:
     uint16_t atomics = 0;   // waves with an atomic since that write
   };
 
-  Status check(uint32_t recordPlusOne, uint64_t address);
-  Status race(const Record &earlier, uint64_t address) const;
+  /// Whether record `recordPlusOne` (another access to the same byte)
+  /// happens before the current one.
+  bool ordered(uint32_t recordPlusOne) const;
+  template <LdsAccess Kind> bool accessAs(uint64_t address, unsigned bytes);
+  /// Whether bytes a..a+3 share one state and, for the waves in `readers`
+  /// and `atomics`, one slot.
+  bool sameDword(uint64_t a, unsigned readers, unsigned atomics) const;
+  bool race(const Record &earlier, uint64_t address);
   const Milestone &milestoneBefore(unsigned wave, uint32_t interval) const;
   uint32_t *slots(std::vector<std::unique_ptr<uint32_t[]>> &table, unsigned wave);
 
   const std::vector<Instruction> *code_ = nullptr;
   std::string schedule_;
+  std::string error_;
   size_t ldsBytes_ = 0;
   uint32_t interval_ = 0;
   std::vector<ByteState> bytes_;                      // allocated on first access
@@ -88,8 +97,9 @@ private:
   std::vector<Record> records_;
   std::vector<std::vector<Milestone>> arrivals_; // [wave][barrier]
   std::vector<Milestone> ends_;                  // [wave]
-  uint32_t current_ = 0;    // record index + 1 of the instruction being executed
-  uint32_t checkedOk_ = 0;  // a record already found ordered before current_
+  uint32_t current_ = 0; // record index + 1 of the instruction being executed
+  unsigned currentWave_ = 0;
+  uint32_t checkedOk_[2] = {0, 0}; // records already found ordered before current_
 };
 
 } // namespace mxf::emu
