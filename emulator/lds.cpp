@@ -50,6 +50,20 @@ inline uint8_t *ldsAccess(Wave &w, unsigned lane, uint64_t address, unsigned byt
   return lds.data() + address;
 }
 
+/// ldsAccess for a write of `data`: the detector also sees the bytes it
+/// overwrites, so that a write of the value already there (the replicated
+/// stores of Triton's reductions and layout conversions) races only with
+/// what it could change (lds_races.h).
+inline uint8_t *ldsWriteAccess(Wave &w, unsigned lane, uint64_t address, const uint8_t *data,
+                               unsigned bytes, S &failure) {
+  std::vector<uint8_t> &lds = w.workgroup->lds;
+  LdsRaceDetector &races = w.workgroup->races;
+  if (address > lds.size() || bytes > lds.size() - address ||
+      (races.enabled() && !races.write(address, lds.data() + address, data, bytes)))
+    return ldsFailed(w, lane, address, bytes, failure);
+  return lds.data() + address;
+}
+
 /// ds_read_*: Bytes per lane into vdst (narrow reads extend per Signed).
 template <unsigned Bytes, bool Signed> S dsRead(Wave &w, const Instruction &in) {
   const uint32_t *vaddr = w.lanes(in.src(0));
@@ -92,20 +106,22 @@ template <unsigned Bytes, bool High = false> S dsWrite(Wave &w, const Instructio
     if (!laneActive(exec, l))
       continue;
     const uint64_t address = uint64_t(vaddr[l]) + offset;
-    uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Write, failure);
-    if (!p)
-      return failure;
+    uint8_t bytes[Bytes];
     if (Bytes >= 4) {
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(data, i)[l];
-        std::memcpy(p + 4 * i, &value, 4);
+        std::memcpy(bytes + 4 * i, &value, 4);
       }
     } else {
       const uint32_t value = w.lanes(data)[l] >> (High ? 16 : 0);
-      p[0] = uint8_t(value);
+      bytes[0] = uint8_t(value);
       if (Bytes == 2)
-        p[1] = uint8_t(value >> 8);
+        bytes[1] = uint8_t(value >> 8);
     }
+    uint8_t *p = ldsWriteAccess(w, l, address, bytes, Bytes, failure);
+    if (!p)
+      return failure;
+    std::memcpy(p, bytes, Bytes);
   }
   w.stats.ldsBytesWritten += uint64_t(Bytes) * __builtin_popcountll(exec);
   return S::success();
@@ -186,13 +202,15 @@ template <unsigned Bytes, unsigned Unit = Bytes> S dsWrite2(Wave &w, const Instr
       continue;
     for (unsigned k = 0; k < 2; ++k) {
       const uint64_t address = uint64_t(vaddr[l]) + offsets[k] * Unit;
-      uint8_t *p = ldsAccess(w, l, address, Bytes, LdsAccess::Write, failure);
-      if (!p)
-        return failure;
+      uint8_t bytes[Bytes];
       for (unsigned i = 0; i < Bytes / 4; ++i) {
         const uint32_t value = w.lanes(in.src(1 + k), i)[l];
-        std::memcpy(p + 4 * i, &value, 4);
+        std::memcpy(bytes + 4 * i, &value, 4);
       }
+      uint8_t *p = ldsWriteAccess(w, l, address, bytes, Bytes, failure);
+      if (!p)
+        return failure;
+      std::memcpy(p, bytes, Bytes);
     }
   }
   w.stats.ldsBytesWritten += 2ull * Bytes * __builtin_popcountll(exec);

@@ -12,7 +12,8 @@ const char *verb(LdsAccess kind) {
   switch (kind) {
   case LdsAccess::Read: return "read";
   case LdsAccess::Write: return "write";
-  default: return "atomic";
+  case LdsAccess::Atomic: return "atomic";
+  default: return "same-value write";
   }
 }
 
@@ -29,6 +30,8 @@ void LdsRaceDetector::enable(size_t ldsBytes, unsigned numWaves,
   readSlots_.resize(numWaves);
   atomicSlots_.clear();
   atomicSlots_.resize(numWaves);
+  sameValueSlots_.clear();
+  sameValueSlots_.resize(numWaves);
   records_.clear();
   arrivals_.assign(numWaves, {});
   ends_.assign(numWaves, {});
@@ -104,11 +107,12 @@ bool LdsRaceDetector::race(const Record &earlier, uint64_t address) {
   return false;
 }
 
-bool LdsRaceDetector::sameDword(uint64_t a, unsigned readers, unsigned atomics) const {
+bool LdsRaceDetector::sameDword(uint64_t a, unsigned readers, unsigned atomics,
+                                unsigned sameValue) const {
   const ByteState *b = &bytes_[a];
   for (unsigned i = 1; i < 4; ++i)
     if (b[i].lastWrite != b[0].lastWrite || b[i].readers != b[0].readers ||
-        b[i].atomics != b[0].atomics)
+        b[i].atomics != b[0].atomics || b[i].sameValue != b[0].sameValue)
       return false;
   auto sameSlots = [&](const std::vector<std::unique_ptr<uint32_t[]>> &table, unsigned waves) {
     for (; waves; waves &= waves - 1) {
@@ -118,12 +122,16 @@ bool LdsRaceDetector::sameDword(uint64_t a, unsigned readers, unsigned atomics) 
     }
     return true;
   };
-  return sameSlots(readSlots_, readers) && sameSlots(atomicSlots_, atomics);
+  return sameSlots(readSlots_, readers) && sameSlots(atomicSlots_, atomics) &&
+         sameSlots(sameValueSlots_, sameValue);
 }
 
 template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsigned bytes) {
-  if (bytes_.empty())
-    bytes_.resize(ldsBytes_);
+  // What each kind conflicts with (lds_races.h).
+  constexpr bool kWithWrite = Kind != LdsAccess::SameValueWrite;
+  constexpr bool kWithReads = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
+  constexpr bool kWithAtomics = Kind != LdsAccess::Atomic;
+  constexpr bool kWithSameValue = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
   records_[current_ - 1].kind = Kind;
   // Locals, not members: the stores below would make the compiler reload
   // them for every byte.
@@ -131,7 +139,8 @@ template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsig
   const unsigned me = 1u << currentWave_;
   uint32_t *mine = Kind == LdsAccess::Read     ? slots(readSlots_, currentWave_)
                    : Kind == LdsAccess::Atomic ? slots(atomicSlots_, currentWave_)
-                                               : nullptr;
+                   : Kind == LdsAccess::SameValueWrite ? slots(sameValueSlots_, currentWave_)
+                                                       : nullptr;
   // Most accesses meet records already found ordered (a whole wave's write
   // of these bytes, the same reader), so the test is inlined and memoised.
   uint32_t ok0 = checkedOk_[0], ok1 = checkedOk_[1];
@@ -144,37 +153,42 @@ template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsig
     ok0 = record;
     return false;
   };
+  auto checkAll = [&](const std::vector<std::unique_ptr<uint32_t[]>> &table, unsigned waves,
+                      uint64_t a) {
+    for (; waves; waves &= waves - 1) {
+      const uint32_t record = table[__builtin_ctz(waves)][a];
+      if (unordered(record))
+        return race(records_[record - 1], a);
+    }
+    return true;
+  };
   ByteState *state = bytes_.data();
   const uint64_t end = address + bytes;
   for (uint64_t a = address; a < end;) {
     ByteState &b = state[a];
-    if (b.lastWrite && unordered(b.lastWrite))
+    if (kWithWrite && b.lastWrite && unordered(b.lastWrite))
       return race(records_[b.lastWrite - 1], a);
-    const unsigned readers = Kind != LdsAccess::Read ? b.readers & ~me : 0;
-    const unsigned atomics = Kind != LdsAccess::Atomic ? b.atomics & ~me : 0; // they commute
-    for (unsigned others = readers; others; others &= others - 1) {
-      const uint32_t record = readSlots_[__builtin_ctz(others)][a];
-      if (unordered(record))
-        return race(records_[record - 1], a);
-    }
-    for (unsigned others = atomics; others; others &= others - 1) {
-      const uint32_t record = atomicSlots_[__builtin_ctz(others)][a];
-      if (unordered(record))
-        return race(records_[record - 1], a);
-    }
+    const unsigned readers = kWithReads ? b.readers & ~me : 0;
+    const unsigned atomics = kWithAtomics ? b.atomics & ~me : 0;
+    const unsigned sameValue = kWithSameValue ? b.sameValue & ~me : 0;
+    if (!checkAll(readSlots_, readers, a) || !checkAll(atomicSlots_, atomics, a) ||
+        !checkAll(sameValueSlots_, sameValue, a))
+      return false;
     // An aligned dword whose four bytes have one state, and one slot for
     // every wave just checked, needs those checks once: the common case of
     // dword accesses, four times cheaper.
     unsigned run = 1;
-    if ((a & 3) == 0 && end - a >= 4 && sameDword(a, readers, atomics))
+    if ((a & 3) == 0 && end - a >= 4 && sameDword(a, readers, atomics, sameValue))
       run = 4;
     for (uint64_t i = a; i < a + run; ++i) {
-      if (Kind == LdsAccess::Write) {
-        state[i] = ByteState{current, 0, 0};
-      } else {
-        (Kind == LdsAccess::Read ? state[i].readers : state[i].atomics) |= uint16_t(me);
-        mine[i] = current;
+      ByteState &s = state[i];
+      switch (Kind) {
+      case LdsAccess::Write: s = ByteState{current, 0, 0, 0}; continue;
+      case LdsAccess::Read: s.readers |= uint16_t(me); break;
+      case LdsAccess::Atomic: s.atomics |= uint16_t(me); break;
+      case LdsAccess::SameValueWrite: s.sameValue |= uint16_t(me); break;
       }
+      mine[i] = current;
     }
     a += run;
   }
@@ -184,11 +198,34 @@ template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsig
 }
 
 bool LdsRaceDetector::access(LdsAccess kind, uint64_t address, unsigned bytes) {
+  if (bytes_.empty())
+    bytes_.resize(ldsBytes_);
   switch (kind) {
   case LdsAccess::Read: return accessAs<LdsAccess::Read>(address, bytes);
-  case LdsAccess::Write: return accessAs<LdsAccess::Write>(address, bytes);
-  default: return accessAs<LdsAccess::Atomic>(address, bytes);
+  case LdsAccess::Atomic: return accessAs<LdsAccess::Atomic>(address, bytes);
+  default: return write(address, nullptr, nullptr, bytes);
   }
+}
+
+bool LdsRaceDetector::write(uint64_t address, const uint8_t *current, const uint8_t *data,
+                            unsigned bytes) {
+  if (bytes_.empty())
+    bytes_.resize(ldsBytes_);
+  auto sameValue = [&](unsigned i) {
+    return data && bytes_[address + i].lastWrite && current[i] == data[i];
+  };
+  // Runs of bytes of one kind (usually the whole access).
+  for (unsigned i = 0; i < bytes;) {
+    const bool same = sameValue(i);
+    unsigned j = i + 1;
+    while (j < bytes && sameValue(j) == same)
+      ++j;
+    if (!(same ? accessAs<LdsAccess::SameValueWrite>(address + i, j - i)
+               : accessAs<LdsAccess::Write>(address + i, j - i)))
+      return false;
+    i = j;
+  }
+  return true;
 }
 
 } // namespace mxf::emu

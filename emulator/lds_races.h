@@ -7,14 +7,23 @@
 // memory) before it arrived at a barrier that B passed before issuing Y.
 // One wave's own LDS accesses are processed in order.
 //
-// The detector keeps, per LDS byte, the last plain write and the last read
-// (and LDS atomic) of each wave since that write, and checks every access
-// against the ones it conflicts with (at least one a write; two atomics
-// commute). An unordered pair is an error naming both instructions, both
-// waves and the address: either the two fall in one barrier interval (a
-// missing barrier), or the earlier one had not completed when its wave
-// arrived at the barrier (a missing s_waitcnt lgkmcnt before it). Detection
-// does not depend on the wave schedule: both orders of a pair are checked.
+// The detector keeps, per LDS byte, the last plain write and, for each wave,
+// its last read, atomic and same-value write since that write, and checks
+// every access against the ones it conflicts with. An unordered pair is an
+// error naming both instructions, both waves and the address: either the two
+// fall in one barrier interval (a missing barrier), or the earlier one had
+// not completed when its wave arrived at the barrier (a missing s_waitcnt
+// lgkmcnt before it). Detection does not depend on the wave schedule: both
+// orders of a pair are checked.
+//
+// Conflicts: a read with writes and atomics; a write with everything; two
+// atomics commute. A *same-value write* writes the value a program write
+// already left in the byte (bytes still holding the launch's poison hold
+// garbage on hardware, so they never qualify): the replicated stores of
+// Triton's reductions and layout conversions, where every wave holding a copy
+// of a value stores it to one address. In either order the byte ends with
+// that value and every read sees it, so it conflicts only with atomics (it
+// could undo one) and with later plain writes (it could land after them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_EMULATOR_LDS_RACES_H
@@ -29,7 +38,7 @@
 
 namespace mxf::emu {
 
-enum class LdsAccess : uint8_t { Read, Write, Atomic };
+enum class LdsAccess : uint8_t { Read, Write, Atomic, SameValueWrite };
 
 class LdsRaceDetector {
 public:
@@ -44,10 +53,14 @@ public:
   /// wave, its index in the program, and the LDS sequence number it will
   /// have in the wave's lgkmcnt (MemoryCounters::ldsIssued() + 1).
   void beginInstruction(unsigned wave, uint32_t pc, uint32_t ldsSeq);
-  /// Called by the LDS handlers for each lane's access (after the bounds
-  /// check). False on a race, whose message error() then holds (a bool, not
-  /// a Status: this runs for every lane of every LDS instruction).
+  /// Called by the LDS handlers for each lane's read or atomic (after the
+  /// bounds check). False on a race, whose message error() then holds (a
+  /// bool, not a Status: this runs for every lane of every LDS instruction).
   bool access(LdsAccess kind, uint64_t address, unsigned bytes);
+  /// Each lane's write of `data` over the LDS bytes `current` (before it
+  /// lands): bytes it leaves as a program write defined them are a
+  /// same-value write, the others a plain write.
+  bool write(uint64_t address, const uint8_t *current, const uint8_t *data, unsigned bytes);
   const std::string &error() const { return error_; }
 
   /// A wave arrived at s_barrier (index `pc`) or ended (s_endpgm), with its
@@ -70,18 +83,19 @@ private:
     bool valid = false;
   };
   struct ByteState {
-    uint32_t lastWrite = 0; // record index + 1 of the last plain write; 0: none
-    uint16_t readers = 0;   // waves with a read since that write
-    uint16_t atomics = 0;   // waves with an atomic since that write
+    uint32_t lastWrite = 0;  // record index + 1 of the last plain write; 0: none
+    uint16_t readers = 0;    // waves with a read since that write
+    uint16_t atomics = 0;    // waves with an atomic since that write
+    uint16_t sameValue = 0;  // waves with a same-value write since that write
   };
 
   /// Whether record `recordPlusOne` (another access to the same byte)
   /// happens before the current one.
   bool ordered(uint32_t recordPlusOne) const;
   template <LdsAccess Kind> bool accessAs(uint64_t address, unsigned bytes);
-  /// Whether bytes a..a+3 share one state and, for the waves in `readers`
-  /// and `atomics`, one slot.
-  bool sameDword(uint64_t a, unsigned readers, unsigned atomics) const;
+  /// Whether bytes a..a+3 share one state and, for the waves just checked
+  /// in each mask, one slot.
+  bool sameDword(uint64_t a, unsigned readers, unsigned atomics, unsigned sameValue) const;
   bool race(const Record &earlier, uint64_t address);
   const Milestone &milestoneBefore(unsigned wave, uint32_t interval) const;
   uint32_t *slots(std::vector<std::unique_ptr<uint32_t[]>> &table, unsigned wave);
@@ -94,6 +108,7 @@ private:
   std::vector<ByteState> bytes_;                      // allocated on first access
   std::vector<std::unique_ptr<uint32_t[]>> readSlots_;   // [wave][byte]: record + 1
   std::vector<std::unique_ptr<uint32_t[]>> atomicSlots_; // valid where the mask says
+  std::vector<std::unique_ptr<uint32_t[]>> sameValueSlots_;
   std::vector<Record> records_;
   std::vector<std::vector<Milestone>> arrivals_; // [wave][barrier]
   std::vector<Milestone> ends_;                  // [wave]
