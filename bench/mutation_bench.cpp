@@ -13,7 +13,9 @@
 // nothing (docs/verification.md, "Mutation score").
 //
 //   mutation_bench [--per-class N] [--seed S] [--threads T] [--family NAME]...
-//                  [--timeout SECONDS] [--label TEXT] [--json FILE]
+//                  [--spec SPEC]... [--timeout SECONDS] [--label TEXT] [--json FILE]
+//
+// --spec replaces the kernel of its op's family (e.g. another E for the MoE).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -59,6 +62,8 @@ struct Options {
   uint64_t limitFactor = 20;
   std::string label, json;
   std::vector<Family> families;
+  std::vector<Target> targets{std::begin(kTargets), std::end(kTargets)};
+  std::vector<std::string> specTexts; // kept alive for targets' pointers
 };
 
 bool parseOptions(int argc, char **argv, Options &o) {
@@ -81,7 +86,16 @@ bool parseOptions(int argc, char **argv, Options &o) {
       o.label = take();
     else if (arg == "--json" && value)
       o.json = take();
-    else if (arg == "--family" && value) {
+    else if (arg == "--spec" && value) {
+      // Another kernel for the family of the spec's op (its text before ':').
+      o.specTexts.push_back(take());
+      const std::string op = o.specTexts.back().substr(0, o.specTexts.back().find(':'));
+      if (std::none_of(o.targets.begin(), o.targets.end(),
+                       [&](const Target &t) { return op == familyName(t.family); })) {
+        fmt::print(stderr, "--spec: unknown op '{}'\n", op);
+        return false;
+      }
+    } else if (arg == "--family" && value) {
       const std::string name = take();
       bool found = false;
       for (const Target &t : kTargets)
@@ -95,13 +109,18 @@ bool parseOptions(int argc, char **argv, Options &o) {
       }
     } else {
       fmt::print(stderr, "usage: mutation_bench [--per-class N] [--seed S] [--threads T] "
-                         "[--family NAME]... [--timeout SECONDS] [--label TEXT] [--json FILE]\n");
+                         "[--family NAME]... [--spec SPEC]... [--timeout SECONDS] [--label TEXT] "
+                         "[--json FILE]\n");
       return false;
     }
   }
   if (o.families.empty())
     for (const Target &t : kTargets)
       o.families.push_back(t.family);
+  for (const std::string &text : o.specTexts)
+    for (Target &t : o.targets)
+      if (text.substr(0, text.find(':')) == familyName(t.family))
+        t.spec = text.c_str();
   return true;
 }
 
@@ -230,7 +249,7 @@ int main(int argc, char **argv) {
              o.label.empty() ? "" : " [" + o.label + "]", o.seed, o.perClass, o.threads,
              o.limitFactor);
   for (Family family : o.families)
-    for (const Target &target : kTargets)
+    for (const Target &target : o.targets)
       if (target.family == family) {
         fmt::print(stderr, "{}: {}\n", familyName(family), target.spec);
         mxf::Result<FamilyResult> result = runFamily(target, o);

@@ -302,11 +302,52 @@ std::vector<std::string> operandsOf(const std::string &text) {
   return out;
 }
 
-std::vector<std::string> firstOccurrences(const std::vector<std::string> &items) {
+/// A max3/min3 source: a register with its modifiers, from the printed
+/// text ("v1", "|v1|", "-v1", "-|v1|").
+struct Source {
+  std::string reg;
+  bool neg = false, abs = false, parsed = false;
+};
+
+Source parseSource(const std::string &text) {
+  Source s;
+  std::string t = text;
+  if (!t.empty() && t[0] == '-')
+    s.neg = true, t.erase(0, 1);
+  if (t.size() > 2 && t.front() == '|' && t.back() == '|')
+    s.abs = true, t = t.substr(1, t.size() - 2);
+  s.parsed = !t.empty() && (t[0] == 'v' || t[0] == 's') &&
+             t.find_first_not_of("0123456789", 1) == std::string::npos;
+  s.reg = t;
+  return s;
+}
+
+/// Whether `later` can never be the result of a max (min) because `earlier`
+/// is at least (at most) as large for every value of their register:
+/// -|x| <= x, -x <= |x|. A NaN register makes both NaN, and the earlier one
+/// is returned first, so the result's bits do not change either.
+bool dominates(const Source &earlier, const Source &later, bool max) {
+  if (!earlier.parsed || !later.parsed || earlier.reg != later.reg)
+    return false;
+  if (earlier.neg == later.neg && earlier.abs == later.abs)
+    return true;
+  const bool top = max ? (earlier.abs && !earlier.neg) : (earlier.abs && earlier.neg);
+  const bool bottom = max ? (later.abs && later.neg) : (later.abs && !later.neg);
+  return top || (bottom && !earlier.abs);
+}
+
+/// The sources of a max3/min3 that can decide its result, in order: each one
+/// no earlier source dominates.
+std::vector<std::string> deciding(const std::vector<std::string> &sources, bool max, bool floats) {
   std::vector<std::string> out;
-  for (const std::string &item : items)
-    if (std::find(out.begin(), out.end(), item) == out.end())
-      out.push_back(item);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < i && !dominated; ++j)
+      dominated = sources[j] == sources[i] ||
+                  (floats && dominates(parseSource(sources[j]), parseSource(sources[i]), max));
+    if (!dominated)
+      out.push_back(sources[i]);
+  }
   return out;
 }
 
@@ -381,10 +422,12 @@ std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
       isMax3Min3(inst.mnemonic) && inst.opcodeName == mutation.mutatedOpcodeName) {
     const std::vector<std::string> before = operandsOf(inst.text);
     const std::vector<std::string> after = operandsOf(mutation.mutatedText);
+    const bool max = inst.mnemonic.find("max") != std::string::npos;
+    const bool floats = inst.mnemonic.find("_f32") != std::string::npos;
     if (before.size() == 4 && after.size() == 4 && before[0] == after[0] &&
-        firstOccurrences({before.begin() + 1, before.end()}) ==
-            firstOccurrences({after.begin() + 1, after.end()}))
-      return "max3/min3 duplicate moved";
+        deciding({before.begin() + 1, before.end()}, max, floats) ==
+            deciding({after.begin() + 1, after.end()}, max, floats))
+      return "max3/min3 operand that cannot decide";
   }
   if (mutation.cls == MutationClass::Immediate) {
     // Which source the mutation changed, and its values: an inline

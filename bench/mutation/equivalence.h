@@ -35,13 +35,16 @@
 //     fill or extend).
 //  7. a sign modifier of a NaN test: v_cmp(x)_o/u_* ask only whether an
 //     operand is NaN, and isNaN(-x) = isNaN(|x|) = isNaN(x).
-//  8. a duplicated operand of max3/min3 (v_max3/min3_{f32,i32,u32},
-//     v_maximum3/minimum3_f32) moved: the operands, modifiers included,
-//     that occur in the instruction, in order of first occurrence, are
-//     unchanged (max(max(a,b),b) -> max(max(a,a),b)). max and min are
-//     commutative and idempotent on values (IEEE_MODE orders -0 < +0), and
-//     on NaNs they return the first NaN (maximum3) or the other operand
-//     (max3), which the first-occurrence order decides.
+//  8. a max3/min3 operand that cannot decide (v_max3/min3_{f32,i32,u32},
+//     v_maximum3/minimum3_f32): the sources that no earlier source
+//     dominates, in order, are unchanged, where a source dominates itself
+//     and, for max of the same register, |x| dominates x, -x and -|x|, and x
+//     or -x dominates -|x| (mirrored for min). max(max(a,b),b) ->
+//     max(max(a,a),b) and max(|a|,|b|,|b|) -> max(|a|,|b|,-|b|) are equal:
+//     max and min are commutative and idempotent on values (IEEE_MODE
+//     orders -0 < +0), and a NaN register makes its dominated forms NaN
+//     too, while max/min return the first NaN (maximum3) or the other
+//     operand (max3), so the earlier, dominating source decides.
 //  9. a constant bit the instruction does not read: a shift amount or a
 //     bit-field offset or width changed only in bits the ISA ignores (5 bits
 //     of a 32-bit shift or v_bfe operand, 6 of a 64-bit shift, 4 of a 16-bit

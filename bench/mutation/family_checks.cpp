@@ -135,7 +135,11 @@ public:
       }
       const std::string where = fmt::format("m={} seed={}", run.inputs.m, run.context.seed);
       if (failures.size() > 0) {
-        const std::string message = failures.GetTestPartResult(0).message();
+        // ADD_FAILURE's message starts with "Failed\n"; the suite's own
+        // text follows.
+        std::string message = failures.GetTestPartResult(0).message();
+        if (message.rfind("Failed\n", 0) == 0)
+          message.erase(0, 7);
         const std::string text = where + ": " + message.substr(0, message.find("\n  replay:"));
         if (message.rfind("launch failed: ", 0) == 0)
           return failed(classifyLaunchError(message), text);
