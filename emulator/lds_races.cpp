@@ -132,7 +132,11 @@ template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsig
   constexpr bool kWithReads = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
   constexpr bool kWithAtomics = Kind != LdsAccess::Atomic;
   constexpr bool kWithSameValue = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
-  records_[current_ - 1].kind = Kind;
+  // An instruction whose lanes write some bytes and rewrite others (lanes
+  // sharing an address) is named a write.
+  LdsAccess &recordKind = records_[current_ - 1].kind;
+  if (Kind != LdsAccess::SameValueWrite || recordKind != LdsAccess::Write)
+    recordKind = Kind;
   // Locals, not members: the stores below would make the compiler reload
   // them for every byte.
   const uint32_t current = current_;

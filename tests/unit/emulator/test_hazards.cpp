@@ -405,6 +405,112 @@ TEST(EmuHazards, LdsAtomicsCommute) {
   }
 }
 
+// --- Same-value writes (Triton's replicated stores) ---------------------
+
+/// Runs `body` in three waves (192 work-items; v20 = the wave, v10 = LDS
+/// address 0) and stores what each lane then reads at LDS 0.
+Result<LaunchStats> threeWaves(const std::string &body, WaveSchedule schedule, Buffer &out,
+                               uint64_t seed = kDefaultScheduleSeed) {
+  return runWith(kernelWith(R"(
+  v_lshrrev_b32 v20, 6, v0
+  v_mov_b32 v10, 0
+  v_mov_b32 v11, 5
+  v_mov_b32 v12, 9
+)" + body + R"(
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b32 v2, v10
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v2, s[4:5]
+)",
+                            64),
+                 {&out}, withSchedule(schedule, seed), {192, 1, 1});
+}
+
+/// `store` executed by wave `wave` only.
+std::string byWave(unsigned wave, const std::string &store) {
+  return "  v_cmp_eq_u32 vcc, " + std::to_string(wave) + ", v20\n" +
+         "  s_and_saveexec_b64 s[20:21], vcc\n" + store + "\n  s_mov_b64 exec, s[20:21]\n";
+}
+
+const std::string kDefineFive = byWave(0, "  ds_write_b32 v10, v11") +
+                                "  s_waitcnt lgkmcnt(0)\n  s_barrier\n";
+
+// Every wave stores the value the byte already holds: in any order the byte
+// keeps it and every read sees it, so no barrier is needed between them.
+TEST(EmuHazards, ReplicatedSameValueWritesAreNoRace) {
+  for (WaveSchedule schedule : kSchedules) {
+    Buffer out(192, 0);
+    auto ok = threeWaves(kDefineFive + "  ds_write_b32 v10, v11\n  ds_read_b32 v3, v10\n"
+                                       "  ds_write_b32 v10, v11\n",
+                         schedule, out);
+    ASSERT_TRUE(ok.ok()) << ok.error();
+    EXPECT_EQ(out[150], 5u);
+  }
+}
+
+// Another wave's different value is a race whichever lands first in the
+// emulator: after the same-value write (which may land after it) or before
+// it (then the "same" value is a change).
+TEST(EmuHazards, ADifferentValueBesideSameValueWritesIsARace) {
+  const std::string body = kDefineFive + "  v_cmp_eq_u32 vcc, 1, v20\n"
+                                         "  v_cndmask_b32 v13, v11, v12, vcc\n"
+                                         "  ds_write_b32 v10, v13\n";
+  std::vector<LaunchOptions> runs;
+  for (WaveSchedule schedule : kSchedules)
+    runs.push_back(withSchedule(schedule));
+  for (uint64_t seed = 1; seed <= 6; ++seed)
+    runs.push_back(withSchedule(WaveSchedule::Random, seed));
+  for (const LaunchOptions &options : runs) {
+    Buffer out(192, 0);
+    auto bad = threeWaves(body, options.waveSchedule, out, options.scheduleSeed);
+    ASSERT_FALSE(bad.ok()) << int(options.waveSchedule) << " " << options.scheduleSeed;
+    EXPECT_HAS(bad.error(), "are in the same barrier interval (1)");
+  }
+}
+
+// A same-value write still in flight at its wave's barrier may land after a
+// plain write that follows the barrier.
+TEST(EmuHazards, ASameValueWriteInFlightAtTheBarrierIsARace) {
+  const std::string sameValueByWave1 = byWave(1, "  ds_write_b32 v10, v11");
+  const std::string nineByWave2 = byWave(2, "  ds_write_b32 v10, v12");
+  Buffer out(192, 0);
+  auto bad = threeWaves(kDefineFive + sameValueByWave1 + "  s_barrier\n" + nineByWave2,
+                        WaveSchedule::InOrder, out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_HAS(bad.error(), "this write and wave 1's same-value write 'ds_write_b32 v10, v11'");
+  EXPECT_HAS(bad.error(), "had not completed when wave 1 arrived at the barrier");
+  auto ok = threeWaves(kDefineFive + sameValueByWave1 + "  s_waitcnt lgkmcnt(0)\n  s_barrier\n" +
+                           nineByWave2,
+                       WaveSchedule::InOrder, out);
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(out[10], 9u);
+}
+
+// It could undo another wave's atomic.
+TEST(EmuHazards, ASameValueWriteBesideAnAtomicIsARace) {
+  for (WaveSchedule schedule : kSchedules) {
+    Buffer out(192, 0);
+    auto bad = threeWaves(kDefineFive + byWave(1, "  v_mov_b32 v14, 1\n  ds_add_u32 v10, v14") +
+                              byWave(2, "  ds_write_b32 v10, v11"),
+                          schedule, out);
+    ASSERT_FALSE(bad.ok()) << int(schedule);
+    EXPECT_HAS(bad.error(), "ds_add_u32 v10, v14");
+  }
+}
+
+// Bytes still holding the launch's poison hold garbage on hardware: a write
+// that happens to match the poison is a plain write.
+TEST(EmuHazards, MatchingThePoisonIsAPlainWrite) {
+  Buffer out(192, 0);
+  auto bad = threeWaves("  v_mov_b32 v15, 0xe7e7e7e7\n" +
+                            byWave(0, "  ds_write_b32 v10, v15") +
+                            byWave(1, "  ds_read_b32 v3, v10\n  s_waitcnt lgkmcnt(0)"),
+                        WaveSchedule::InOrder, out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_HAS(bad.error(), "this read and wave 0's write 'ds_write_b32 v10, v15'");
+}
+
 // The schedules really interleave differently: the order in which waves'
 // returning atomics reach a counter shows it (a kernel that depends on it is
 // not deterministic on hardware either).
