@@ -129,9 +129,9 @@ bool LdsRaceDetector::sameDword(uint64_t a, unsigned readers, unsigned atomics,
 template <LdsAccess Kind> bool LdsRaceDetector::accessAs(uint64_t address, unsigned bytes) {
   // What each kind conflicts with (lds_races.h).
   constexpr bool kWithWrite = Kind != LdsAccess::SameValueWrite;
-  constexpr bool kWithReads = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
+  constexpr bool kWithReads = Kind != LdsAccess::Read;
   constexpr bool kWithAtomics = Kind != LdsAccess::Atomic;
-  constexpr bool kWithSameValue = Kind == LdsAccess::Write || Kind == LdsAccess::Atomic;
+  constexpr bool kWithSameValue = Kind != LdsAccess::SameValueWrite;
   // An instruction whose lanes write some bytes and rewrite others (lanes
   // sharing an address) is named a write.
   LdsAccess &recordKind = records_[current_ - 1].kind;

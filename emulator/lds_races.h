@@ -16,14 +16,19 @@
 // lgkmcnt before it). Detection does not depend on the wave schedule: both
 // orders of a pair are checked.
 //
-// Conflicts: a read with writes and atomics; a write with everything; two
-// atomics commute. A *same-value write* writes the value a program write
-// already left in the byte (bytes still holding the launch's poison hold
-// garbage on hardware, so they never qualify): the replicated stores of
-// Triton's reductions and layout conversions, where every wave holding a copy
-// of a value stores it to one address. In either order the byte ends with
-// that value and every read sees it, so it conflicts only with atomics (it
-// could undo one) and with later plain writes (it could land after them).
+// Conflicts: a write with everything; a read with every kind of write and
+// with atomics; two atomics commute. A *same-value write* writes the value a
+// program write already left in the byte (bytes still holding the launch's
+// poison hold garbage on hardware, so they never qualify): the replicated
+// stores of Triton's reductions and layout conversions, where every wave
+// holding a copy of a value stores it to one address with no barrier between.
+// In either order the byte ends with that value, so it does not conflict
+// with the write that left the value or with other same-value writes. It
+// still conflicts with reads: that a rewrite leaves a byte as it was is
+// often a coincidence of the inputs (a prefix sum that does not change), and
+// the check is meant to find the missing barrier whatever the data; and
+// with atomics (it could undo one) and later plain writes (it could land
+// after them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_EMULATOR_LDS_RACES_H

@@ -321,7 +321,8 @@ TEST(EmuHazards, WriteAfterAnUncompletedReadIsARace) {
                                 1024),
                      {&out}, withSchedule(WaveSchedule::InOrder), {128, 1, 1});
   ASSERT_FALSE(bad.ok());
-  EXPECT_HAS(bad.error(), "this write and wave 1's read 'ds_read_b32 v2, v11'");
+  // Lane 0 writes the value already there (0): a same-value write, caught too.
+  EXPECT_HAS(bad.error(), "and wave 1's read 'ds_read_b32 v2, v11'");
   EXPECT_HAS(bad.error(), "(barrier interval 1) had not completed when wave 1 arrived");
 }
 
@@ -437,15 +438,29 @@ const std::string kDefineFive = byWave(0, "  ds_write_b32 v10, v11") +
                                 "  s_waitcnt lgkmcnt(0)\n  s_barrier\n";
 
 // Every wave stores the value the byte already holds: in any order the byte
-// keeps it and every read sees it, so no barrier is needed between them.
+// keeps it, so no barrier is needed between those writes.
 TEST(EmuHazards, ReplicatedSameValueWritesAreNoRace) {
   for (WaveSchedule schedule : kSchedules) {
     Buffer out(192, 0);
-    auto ok = threeWaves(kDefineFive + "  ds_write_b32 v10, v11\n  ds_read_b32 v3, v10\n"
-                                       "  ds_write_b32 v10, v11\n",
+    auto ok = threeWaves(kDefineFive + "  ds_write_b32 v10, v11\n  ds_write_b32 v10, v11\n",
                          schedule, out);
     ASSERT_TRUE(ok.ok()) << ok.error();
     EXPECT_EQ(out[150], 5u);
+  }
+}
+
+// A read beside another wave's same-value write is still a race: that the
+// rewrite leaves the byte as it was may be a coincidence of these inputs.
+TEST(EmuHazards, AReadBesideASameValueWriteIsARace) {
+  for (WaveSchedule schedule : kSchedules) {
+    Buffer out(192, 0);
+    auto bad = threeWaves(kDefineFive + byWave(1, "  ds_write_b32 v10, v11") +
+                              byWave(2, "  ds_read_b32 v3, v10\n  s_waitcnt lgkmcnt(0)"),
+                          schedule, out);
+    ASSERT_FALSE(bad.ok()) << int(schedule);
+    EXPECT_HAS(bad.error(), "are in the same barrier interval (1)");
+    EXPECT_HAS(bad.error(), "ds_write_b32 v10, v11");
+    EXPECT_HAS(bad.error(), "ds_read_b32 v3, v10");
   }
 }
 
