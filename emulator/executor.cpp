@@ -12,18 +12,30 @@ namespace {
 
 unsigned workitemsIn(const std::array<uint32_t, 3> &w) { return w[0] * w[1] * w[2]; }
 
+/// What every SGPR (VCC and M0 included) and every VGPR a wave allocates
+/// holds before the dispatch fills in its initial state. The hardware
+/// promises nothing there (an earlier wave's values), so a kernel that
+/// reads a register it never wrote must show it in its outputs rather than
+/// read a convenient 0: the mutation bench found survivors, such as
+/// `v_mov_b32 v19, 0` retargeted to v27, that only an initial 0 hid.
+constexpr uint32_t kRegisterPoison = 0xE7E7E7E7u;
+
 /// User and system SGPRs, in the order of §D. `wavesInGroup` feeds the
 /// workgroup-info SGPR.
 Status initScalarState(Wave &wave, const DispatchSetup &setup, const std::array<uint32_t, 3> &id,
                        unsigned wavesInGroup) {
   const codeobj::KernelDescriptor &kd = setup.program->descriptor;
+  for (unsigned r = 0; r < sreg::kCount; ++r)
+    if (r != sreg::kExec && r != sreg::kExec + 1)
+      wave.s[r] = kRegisterPoison;
   unsigned next = 0;
   auto put64 = [&](uint64_t value) {
     wave.s[next++] = uint32_t(value);
     wave.s[next++] = uint32_t(value >> 32);
   };
-  if (kd.enableSgprPrivateSegmentBuffer)
-    next += 4; // no scratch: a zero resource (checkDescriptorSupported)
+  if (kd.enableSgprPrivateSegmentBuffer) // no scratch: a zero resource (checkDescriptorSupported)
+    for (unsigned i = 0; i < 4; ++i)
+      wave.s[next++] = 0;
   if (kd.enableSgprDispatchPtr)
     put64(setup.dispatchPacketAddress);
   if (kd.enableSgprQueuePtr)
@@ -77,7 +89,7 @@ void initVectorState(Wave &wave, const DispatchSetup &setup) {
   for (unsigned lane = 0; lane < kWaveSize; ++lane) {
     const unsigned flat = wave.waveInWorkgroup * kWaveSize + lane;
     if (flat >= total)
-      continue; // ragged last wave: lane inactive, v0 stays 0
+      continue; // ragged last wave: lane inactive, v0 keeps the poison
     exec |= 1ull << lane;
     const uint32_t x = flat % w[0];
     const uint32_t y = (flat / w[0]) % w[1];
@@ -262,7 +274,7 @@ Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &i
     wave.waveInWorkgroup = i;
     wave.allocatedVgprs = program.descriptor.allocatedVgprs();
     wave.accumOffset = program.descriptor.accumOffset();
-    wave.v.assign(size_t(wave.allocatedVgprs) * kWaveSize, 0);
+    wave.v.assign(size_t(wave.allocatedVgprs) * kWaveSize, kRegisterPoison);
     if (Status s = initScalarState(wave, setup, id, numWaves); !s.ok())
       return Status::failure("kernel '" + program.info.name + "': " + s.message());
     initVectorState(wave, setup);

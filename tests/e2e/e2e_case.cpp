@@ -23,7 +23,7 @@ std::string runLabel(const KernelSpec &spec, const RunInputs &inputs, const RunC
   for (size_t i = 0; i < shown; ++i)
     rows += fmt::format("{}{}", i ? "," : "", distributionName(distributionFor(c.specIndex + c.run, i)));
   if (size_t(inputs.m) > shown)
-    rows += ",... (row i: distribution (base+i) mod 5)";
+    rows += fmt::format(",... (row i: distribution (base+i) mod {})", kNumDistributions);
   std::string text = fmt::format("spec {}\n  M={} run={} seed={} poison=0x{:02x} rows: {}",
                                  printSpec(spec), inputs.m, c.run, c.seed, inputs.poison, rows);
   if (!inputs.r.empty())

@@ -38,7 +38,15 @@ uint16_t bf16(double v) { return f32ToBf16(static_cast<float>(v)); }
 /// most of the f32 range. The top is kept low enough that no rotation of the
 /// suite (|y| <= RS * max|R| * max|x|) can overflow f32.
 int boundaryExponent(std::mt19937_64 &rng) {
-  return chance(rng, 0.7) ? uniformInt(rng, -12, 12) : uniformInt(rng, -110, 100);
+  const double p = uniform(rng, 0.0, 1.0);
+  if (p < 0.65)
+    return uniformInt(rng, -12, 12);
+  // The f32 subnormal threshold, where scale rules test for a rounded
+  // maximum of zero (scale=even: amax + 2^21 below 2^-126 in its bits) and
+  // the maxima 6 * 2^-129 = 1.5 * 2^-127 and 1.75 * 2^-127 are subnormals.
+  if (p < 0.75)
+    return uniformInt(rng, -133, -124);
+  return uniformInt(rng, -110, 100);
 }
 
 void fillNormal(std::vector<uint16_t> &row, std::mt19937_64 &rng) {
@@ -109,14 +117,34 @@ void boundaryBlock(uint16_t *block, std::mt19937_64 &rng) {
 /// (-1)^bit5(i), so the even 32-blocks of the rotation block get |y| = B + u
 /// and the odd ones B - u (or the reverse when c2 < 0). Both channels lie in
 /// different 32-channel chunks, so the chunked accumulation is exact too.
+///
+/// Half the units split c into a + b' at channels j and j^1 (same sign,
+/// a in (0.55, 0.95) c, so b' = c - a is a bf16 too): sign(H[j][i]*H[j^1][i])
+/// = (-1)^bit0(i), so every 32-block holds the boundary (a + b')/sqrt(RS) = B
+/// at its even or odd positions and the smaller (a - b')/sqrt(RS), 0.1-0.9 B,
+/// at the others. Without them every element of a block has the same
+/// magnitude, and a scale off by one power of two dequantizes to the same
+/// values (6 * 2^k and 3 * 2^(k+1)): only elements below two scale steps
+/// tell the scales apart through a GEMM's y.
 void hadamardBoundaryUnit(uint16_t *unit, int rs, std::mt19937_64 &rng) {
   const double root = std::sqrt(double(rs)); // 8 or 16: exact
   const float b = boundaryValue(uniformInt(rng, 0, 2), boundaryExponent(rng), uniformInt(rng, -1, 1));
   std::fill(unit, unit + rs, uint16_t(0));
   const int j = uniformInt(rng, 0, rs - 1);
-  unit[j] = withSign(f32ToBf16(float(b * root)), chance(rng, 0.5));
+  const bool negative = chance(rng, 0.5);
+  const double c = double(bf16ToF32(f32ToBf16(float(b * root))));
+  unit[j] = withSign(f32ToBf16(float(c)), negative);
   if (chance(rng, 0.5)) {
-    const double ulp = std::ldexp(1.0, std::ilogb(b) - 23);
+    const double a = double(bf16ToF32(f32ToBf16(float(c * uniform(rng, 0.55, 0.95)))));
+    const double rest = c - a; // exact: see above
+    if (rest > 0 && double(bf16ToF32(f32ToBf16(float(rest)))) == rest) {
+      unit[j] = withSign(f32ToBf16(float(a)), negative);
+      unit[j ^ 1] = withSign(f32ToBf16(float(rest)), negative);
+    }
+  }
+  if (chance(rng, 0.5)) {
+    // One f32 ulp of B (2^-149 at least: B may be an f32 subnormal).
+    const double ulp = std::ldexp(1.0, std::max(std::ilogb(b) - 23, -149));
     unit[j ^ 32] = withSign(f32ToBf16(float(ulp * root)), chance(rng, 0.5));
   }
 }
@@ -172,6 +200,64 @@ void fillSubnormals(std::vector<uint16_t> &row, std::mt19937_64 &rng) {
   }
 }
 
+/// Normal rows with a non-finite or overflowing value planted in about half
+/// of the rotation units (32-blocks without rotation): the scale rules'
+/// special cases (a NaN block, an Inf block, a maximum whose rounding
+/// carries into exponent 255) that no finite distribution reaches. What a
+/// kernel must produce for them is numerics' choice (scale_rules.cpp).
+void fillNonFinite(const KernelSpec &spec, std::vector<uint16_t> &row, std::mt19937_64 &rng) {
+  fillNormal(row, rng);
+  const size_t unit = spec.RS > 0 ? size_t(spec.RS) : kBlock;
+  const bool hadamard = spec.rot == RotationKind::Hadamard && spec.RS > 0;
+  // IEEE 754 leaves the sign of a NaN that arithmetic produces unspecified,
+  // and FP4/FP6 have no NaN: a NaN element becomes +-max by its sign
+  // (GFX950_SEMANTICS.md C1). The f32 butterfly's adds may be commuted by
+  // LLVM (fadd is commutative), which picks the other operand's NaN, so the
+  // butterfly's NaN codes are not defined by numerics/ and its rows get only
+  // the finite huge values (one per block, so that no sum overflows).
+  const bool nanSignDefined = spec.rot != RotationKind::HadamardButterfly;
+  bool any = false;
+  for (size_t u = 0; u < row.size() / unit; ++u) {
+    if (!chance(rng, 0.5) && (any || u + 1 < row.size() / unit))
+      continue;
+    any = true;
+    uint16_t *p = row.data() + u * unit;
+    const size_t at = size_t(uniformInt(rng, 0, int(unit) - 1));
+    switch (nanSignDefined ? uniformInt(rng, 0, 4) : 2) {
+    case 0: // a quiet NaN with a random payload and sign
+      p[at] = withSign(uint16_t(0x7FC0 | uniformInt(rng, 0, 0x3F)), chance(rng, 0.5));
+      break;
+    case 1: // an infinity (two of opposite signs make the rotated block NaN)
+      p[at] = withSign(0x7F80, chance(rng, 0.5));
+      if (chance(rng, 0.3))
+        p[(at + 1) % unit] = withSign(0x7F80, (p[at] & 0x8000) == 0);
+      break;
+    case 2: // the largest bf16 values, whose scale=even rounding carries
+      // into exponent 255 (bf16 0x7F60 = 1.75 * 2^127 and above)
+      p[at] = withSign(uint16_t(uniformInt(rng, 0x7F60, 0x7F7F)), chance(rng, 0.5));
+      break;
+    case 3: // a whole 32-block of huge values: rotated sums overflow f32
+      for (size_t i = at / kBlock * kBlock; i < at / kBlock * kBlock + kBlock; ++i)
+        p[i % unit] = withSign(uint16_t(uniformInt(rng, 0x7E00, 0x7F7F)), chance(rng, 0.5));
+      break;
+    case 4:
+      if (hadamard) {
+        // x = c * (signs of Hadamard row r): y_r = sqrt(RS) * c exactly and
+        // the rest of the rotated unit 0, so the rotated maximum lands in
+        // [1.75 * 2^127, Inf] with c in [1.75 * 2^127 / sqrt(RS), ...].
+        const double root = std::sqrt(double(spec.RS));
+        const uint16_t c = f32ToBf16(float(std::ldexp(uniform(rng, 1.75, 2.0), 127) / root));
+        const unsigned r = unsigned(at);
+        for (size_t j = 0; j < unit; ++j)
+          p[j] = withSign(c, (__builtin_popcount(unsigned(j) & r) & 1) != 0);
+      } else {
+        p[at] = 0x7F7F; // bf16's largest finite value
+      }
+      break;
+    }
+  }
+}
+
 } // namespace
 
 const char *distributionName(Distribution distribution) {
@@ -186,12 +272,15 @@ const char *distributionName(Distribution distribution) {
     return "scale_boundaries";
   case Distribution::Subnormals:
     return "subnormals";
+  case Distribution::NonFinite:
+    return "non_finite";
   }
   return "?";
 }
 
-Distribution distributionFor(size_t base, size_t row) {
-  return static_cast<Distribution>((base + row) % kNumDistributions);
+Distribution distributionFor(size_t base, size_t row, InputRange range) {
+  const size_t count = range == InputRange::All ? kNumDistributions : kNumFiniteDistributions;
+  return static_cast<Distribution>((base + row) % count);
 }
 
 const char *matrixKindName(MatrixKind kind) {
@@ -217,6 +306,9 @@ MatrixKind matrixKindFor(size_t base) {
 
 float boundaryValue(int mantissaChoice, int exponent, int ulps) {
   static constexpr double kMantissas[] = {1.0, 1.75, 6.0};
+  // No lower than bf16's smallest subnormal 2^-133 (below it the value
+  // would round to 0, and one ulp below 0 is the NaN 0xFFFF).
+  exponent = std::max(exponent, -133);
   const float exact = static_cast<float>(std::ldexp(kMantissas[mantissaChoice], exponent));
   // The value is positive and a bf16, so stepping its bits moves one ulp.
   return bf16ToF32(uint16_t(f32ToBf16(exact) + ulps));
@@ -240,6 +332,9 @@ std::vector<uint16_t> activationRow(const KernelSpec &spec, Distribution distrib
     break;
   case Distribution::Subnormals:
     fillSubnormals(row, rng);
+    break;
+  case Distribution::NonFinite:
+    fillNonFinite(spec, row, rng);
     break;
   }
   return row;

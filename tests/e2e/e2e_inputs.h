@@ -28,10 +28,18 @@ enum class Distribution : uint8_t {
   ZeroBlocks,      // normal, with whole rotation blocks (and 32-blocks) of +-0
   ScaleBoundaries, // block maxima at 6*2^k, 1.75*2^k, 2^k and one ulp around
   Subnormals,      // bf16 (= f32) subnormals, mixed with the smallest normals
+  NonFinite,       // normal, with NaN, +-Inf and values whose scale rounds
+                   // past 2^127 (bf16 >= 1.75*2^127) planted in some blocks
 };
-constexpr size_t kNumDistributions = 5;
+constexpr size_t kNumDistributions = 6;
+/// The first kNumFiniteDistributions are finite: the ones a check that
+/// compares against float64 arithmetic (the GEMM's y) can use.
+constexpr size_t kNumFiniteDistributions = 5;
 const char *distributionName(Distribution distribution);
-Distribution distributionFor(size_t base, size_t row);
+
+/// Which distributions a family's check can take.
+enum class InputRange : uint8_t { All, FiniteOnly };
+Distribution distributionFor(size_t base, size_t row, InputRange range = InputRange::All);
 
 /// How a learned matrix was drawn (per run).
 enum class MatrixKind : uint8_t {

@@ -60,7 +60,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
     in.m = forcedM;
   for (int row = 0; row < in.m; ++row) {
     std::vector<uint16_t> values =
-        activationRow(spec, distributionFor(specIndex, size_t(row)), rng);
+        activationRow(spec, distributionFor(specIndex, size_t(row), InputRange::FiniteOnly), rng);
     in.x.insert(in.x.end(), values.begin(), values.end());
   }
   in.r = learnedRotation(spec, matrixKindFor(specIndex), rng);

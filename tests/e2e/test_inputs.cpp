@@ -85,20 +85,31 @@ TEST(E2eInputs, BoundaryRowsHitBoundariesWithoutRotation) {
   }
 }
 
-/// Hadamard RS=64/256: every rotated 32-block has all |y| equal, and equal
-/// to a boundary or one f32 ulp from one.
+/// Hadamard RS=64/256: every rotated 32-block's maximum |y| is a boundary
+/// or one f32 ulp from one, and the block holds at most two magnitudes (the
+/// split units: the maximum at one parity of i, a smaller value at the other).
 TEST(E2eInputs, BoundaryRowsHitBoundariesThroughExactHadamard) {
   std::mt19937_64 rng = runEngine(testing::testSeed("E2eInputs.BoundaryRowsHadamard"), 0);
-  size_t offByUlp = 0;
+  size_t offByUlp = 0, split = 0, subnormal = 0;
   for (int rs : {64, 256}) {
     const KernelSpec spec = specOf(2048, rs, RotationKind::Hadamard);
     for (int trial = 0; trial < 6; ++trial) {
       const std::vector<float> y =
           rotated(spec, activationRow(spec, Distribution::ScaleBoundaries, rng), {});
       for (size_t b = 0; b < y.size() / 32; ++b) {
-        const float a = std::fabs(y[b * 32]);
-        for (size_t i = 1; i < 32; ++i)
-          ASSERT_EQ(std::fabs(y[b * 32 + i]), a) << "RS=" << rs << " block " << b;
+        const float a = blockAmax(y.data() + b * 32, 32);
+        float other = a;
+        for (size_t i = 0; i < 32; ++i) {
+          const float v = std::fabs(y[b * 32 + i]);
+          if (v != a) {
+            ASSERT_TRUE(other == a || other == v) << "RS=" << rs << " block " << b;
+            ASSERT_LT(v, a);
+            ASSERT_EQ(std::fabs(y[b * 32 + (i ^ 1)]), a) << "RS=" << rs << " block " << b;
+            other = v;
+          }
+        }
+        split += other != a;
+        subnormal += a > 0 && a < std::ldexp(1.0f, -126);
         // |y| = B, B + ulp(B) or B - ulp(B) (two f32 ulps below B = 2^k),
         // B itself within one bf16 ulp of a boundary.
         bool hit = nearBoundaryBf16(a);
@@ -112,6 +123,8 @@ TEST(E2eInputs, BoundaryRowsHitBoundariesThroughExactHadamard) {
     }
   }
   EXPECT_GT(offByUlp, 0u) << "the two-hot (f32 ulp) construction never ran";
+  EXPECT_GT(split, 0u) << "the split (two magnitudes per block) construction never ran";
+  EXPECT_GT(subnormal, 0u) << "no boundary at the f32 subnormal threshold";
 }
 
 TEST(E2eInputs, SignedPermutationKeepsBoundaries) {
@@ -178,15 +191,42 @@ TEST(E2eInputs, SubnormalAndZeroRows) {
   EXPECT_GT(zeroUnits, 0u);
 }
 
-TEST(E2eInputs, EveryDistributionIsFinite) {
-  std::mt19937_64 rng = runEngine(testing::testSeed("E2eInputs.EveryDistributionIsFinite"), 0);
+TEST(E2eInputs, FiniteDistributionsAreFinite) {
+  std::mt19937_64 rng = runEngine(testing::testSeed("E2eInputs.FiniteDistributionsAreFinite"), 0);
   for (int rs : {0, 32, 64, 128, 256})
-    for (size_t d = 0; d < kNumDistributions; ++d) {
+    for (size_t d = 0; d < kNumFiniteDistributions; ++d) {
       const KernelSpec spec = specOf(16384, rs, rs ? RotationKind::Hadamard : RotationKind::None);
       const std::vector<uint16_t> row = activationRow(spec, Distribution(d), rng);
       for (uint16_t v : row)
         ASSERT_NE(v & 0x7F80, 0x7F80) << distributionName(Distribution(d)) << " RS=" << rs;
     }
+}
+
+// The non_finite rows reach every special case of the scale rules: a NaN,
+// an infinity and a maximum at or above 1.75 * 2^127 (scale=even's rounding
+// carries into exponent 255) each appear, and most blocks stay finite.
+TEST(E2eInputs, NonFiniteRowsReachEverySpecialCase) {
+  std::mt19937_64 rng = runEngine(testing::testSeed("E2eInputs.NonFiniteRowsReachEverySpecialCase"), 0);
+  for (int rs : {0, 64, 128}) {
+    const KernelSpec spec = specOf(4096, rs, rs ? RotationKind::Hadamard : RotationKind::None);
+    size_t nans = 0, infs = 0, huge = 0, finite = 0;
+    for (int r = 0; r < 8; ++r)
+      for (uint16_t v : activationRow(spec, Distribution::NonFinite, rng)) {
+        const uint16_t magnitude = v & 0x7FFF;
+        nans += magnitude > 0x7F80;
+        infs += magnitude == 0x7F80;
+        huge += magnitude >= 0x7F60 && magnitude < 0x7F80;
+        finite += magnitude < 0x7F80;
+      }
+    EXPECT_GT(nans, 0u) << "RS=" << rs;
+    EXPECT_GT(infs, 0u) << "RS=" << rs;
+    EXPECT_GT(huge, 0u) << "RS=" << rs;
+    EXPECT_GT(finite, 8u * 4096 * 3 / 4) << "RS=" << rs;
+  }
+  // The GEMM's float64 check takes only the finite ones.
+  for (size_t row = 0; row < 40; ++row)
+    EXPECT_NE(distributionFor(row, 0, InputRange::FiniteOnly), Distribution::NonFinite);
+  EXPECT_EQ(distributionFor(5, 0), Distribution::NonFinite);
 }
 
 TEST(E2eInputs, RunsReplayFromTheSeed) {

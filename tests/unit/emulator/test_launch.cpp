@@ -105,5 +105,27 @@ TEST(EmuLaunch, LoadedCodeObjectIsReusable) {
   }
 }
 
+// Registers start as garbage on the hardware: a kernel that reads a VGPR or
+// SGPR it never wrote must not see a convenient 0. The emulator fills them
+// with a poison pattern; only what the dispatch defines (v0's work-item ids,
+// the kernarg pointer, EXEC) holds a value.
+TEST(EmuLaunch, UnwrittenRegistersHoldPoisonNotZero) {
+  AsmKernel k;
+  k.body = std::string(kPrologue) + R"(
+  v_mov_b32 v2, v7
+  v_mov_b32 v3, s20
+  v_mov_b32 v4, vcc_lo
+  v_mov_b32 v5, m0
+  v_lshlrev_b32 v6, 2, v1
+  global_store_dwordx4 v6, v[2:5], s[4:5]
+)";
+  Buffer out(256, 0);
+  auto stats = runAsm(k, {&out});
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  for (unsigned lane = 0; lane < 64; ++lane)
+    for (unsigned i = 0; i < 4; ++i)
+      ASSERT_EQ(out[lane * 4 + i], 0xE7E7E7E7u) << "lane " << lane << " register " << i;
+}
+
 } // namespace
 } // namespace mxf::emu::test

@@ -267,10 +267,10 @@ TEST(EmuValu, SubCoBorrow) {
 TEST(EmuValu, MadU64U32) {
   const Buffer a = pattern(13), b = pattern(14), c = pattern(15);
   const Buffer out = runLaneOp(R"(
+  v_mov_b32 v6, 0
   v_mov_b32 v7, v4
   v_mad_u64_u32 v[8:9], s[12:13], v2, v3, v[6:7]
   v_xor_b32 v5, v8, v9)", a, b, c, pattern(16));
-  // v6 is not loaded: it holds 0 (VGPRs start at 0).
   for (unsigned l = 0; l < 64; ++l) {
     const uint64_t r = uint64_t(a[l]) * b[l] + (uint64_t(c[l]) << 32);
     EXPECT_EQ(out[l], uint32_t(r) ^ uint32_t(r >> 32)) << l;

@@ -97,8 +97,11 @@ TEST(EmuCmp, U64Compares) {
     if (((uint64_t(b[l]) << 32) | a[l]) > 0x0000000300000002ull)
       want |= 1ull << l;
   EXPECT_EQ(got, want);
-  const uint64_t eq = runMask("v_cmp_eq_u64_e64 s[20:21], 0, v[4:5]\n", a, b);
+  const uint64_t eq =
+      runMask("v_mov_b32 v4, 0\nv_mov_b32 v5, 0\nv_cmp_eq_u64_e64 s[20:21], 0, v[4:5]\n", a, b);
   EXPECT_EQ(eq, ~0ull); // v[4:5] is zero in every lane
+  // Unwritten, v[4:5] holds the emulator's register poison, not 0.
+  EXPECT_EQ(runMask("v_cmp_eq_u64_e64 s[20:21], 0, v[6:7]\n", a, b), 0ull);
 }
 
 TEST(EmuCmp, OrderedF32WithNaN) {
