@@ -21,6 +21,7 @@
 
 #include "bench/bench_support.h"
 #include "bench/mutation/coverage.h"
+#include "bench/mutation/argued.h"
 #include "bench/mutation/equivalence.h"
 #include "bench/mutation/family_checks.h"
 #include "bench/mutation/isolated.h"
@@ -65,6 +66,7 @@ struct Options {
   double timeoutSeconds = 120;
   uint64_t limitFactor = 20;
   std::string label, json;
+  std::string argued = MXFORGE_ARGUED_SURVIVORS; // bench/mutation/argued_survivors.tsv
   std::vector<Family> families;
   std::vector<Target> targets{std::begin(kTargets), std::end(kTargets)};
   std::vector<std::string> specTexts; // kept alive for targets' pointers
@@ -90,6 +92,8 @@ bool parseOptions(int argc, char **argv, Options &o) {
       o.label = take();
     else if (arg == "--json" && value)
       o.json = take();
+    else if (arg == "--argued" && value)
+      o.argued = take(); // "" for none
     else if (arg == "--spec" && value) {
       // Another kernel for the family of the spec's op (its text before ':').
       o.specTexts.push_back(take());
@@ -114,7 +118,7 @@ bool parseOptions(int argc, char **argv, Options &o) {
     } else {
       fmt::print(stderr, "usage: mutation_bench [--per-class N] [--seed S] [--threads T] "
                          "[--family NAME]... [--spec SPEC]... [--timeout SECONDS] [--label TEXT] "
-                         "[--json FILE]\n");
+                         "[--json FILE] [--argued FILE]\n");
       return false;
     }
   }
@@ -161,7 +165,8 @@ mxf::Result<RunFacts> baseline(const FamilyCheck &check, const Options &o, uint6
   return mxf::Status::failure("no instruction limit lets the unmutated kernel pass");
 }
 
-mxf::Result<FamilyResult> runFamily(const Target &target, const Options &o) {
+mxf::Result<FamilyResult> runFamily(const Target &target, const Options &o,
+                                    const ArguedSurvivors &argued) {
   const auto start = mxf::bench::Clock::now();
   FamilyResult out;
   out.family = target.family;
@@ -225,6 +230,14 @@ mxf::Result<FamilyResult> runFamily(const Target &target, const Options &o) {
     result.executed = coverage.executed[m.index];
     if (!r.verdict.caught())
       result.equivalence = prover.prove(m);
+    const auto listed = argued.kindOf.find(
+        {familyName(target.family), result.instruction.text, m.mutatedText});
+    if (listed != argued.kindOf.end()) {
+      if (r.verdict.caught() || !result.equivalence.empty())
+        result.staleArgument = true; // caught or proved: the entry is not needed
+      else
+        result.argued = listed->second;
+    }
     out.add(std::move(result));
     if ((i + 1) % 25 == 0 || i + 1 == mutants.size())
       fmt::print(stderr, "  {}: {}/{} mutants, {:.0f} s\n", familyName(target.family), i + 1,
@@ -247,6 +260,16 @@ int main(int argc, char **argv) {
   report.threads = o.threads;
   report.limitFactor = o.limitFactor;
   report.label = o.label;
+  ArguedSurvivors argued;
+  if (!o.argued.empty()) {
+    mxf::Result<ArguedSurvivors> loaded = loadArguedSurvivors(o.argued);
+    if (!loaded.ok()) {
+      fmt::print(stderr, "error: {}\n", loaded.error());
+      return 1;
+    }
+    argued = std::move(loaded.value());
+  }
+  report.arguedPath = argued.path;
   fmt::print("mutation_bench{}: seed {} (--seed), {} sampled mutants per class a-d (--per-class), "
              "every s_waitcnt and s_barrier; emulator threads {}; instruction limit {}x the "
              "unmutated per-wave average\n",
@@ -256,7 +279,7 @@ int main(int argc, char **argv) {
     for (const Target &target : o.targets)
       if (target.family == family) {
         fmt::print(stderr, "{}: {}\n", familyName(family), target.spec);
-        mxf::Result<FamilyResult> result = runFamily(target, o);
+        mxf::Result<FamilyResult> result = runFamily(target, o, argued);
         if (!result.ok()) {
           fmt::print(stderr, "error: {}: {}\n", familyName(family), result.error());
           return 1;

@@ -1,6 +1,7 @@
 //===- cfg.cpp - The control-flow graph of a kernel's instructions --------===//
 
 #include "bench/mutation/cfg.h"
+#include "bench/mutation/text.h"
 
 #include <map>
 #include <set>
@@ -8,7 +9,6 @@
 namespace mxf::mutation {
 namespace {
 
-bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 
 bool isIndirect(const std::string &mnemonic) {
   static const char *const kIndirect[] = {"s_setpc",        "s_swappc",        "s_call",

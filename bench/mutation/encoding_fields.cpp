@@ -1,6 +1,7 @@
 //===- encoding_fields.cpp - Where an instruction's operands sit in its bits ===//
 
 #include "bench/mutation/encoding_fields.h"
+#include "bench/mutation/text.h"
 
 namespace mxf::mutation {
 namespace {
@@ -8,7 +9,6 @@ namespace {
 using K = FieldKind;
 using emu::Encoding;
 
-bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 
 /// VOP3b: a scalar carry or flag destination in bits 14:8 instead of
 /// abs/op_sel.

@@ -1,6 +1,7 @@
 //===- equivalence.cpp - Mutants that provably change nothing -------------===//
 
 #include "bench/mutation/equivalence.h"
+#include "bench/mutation/text.h"
 
 #include "bench/mutation/encoding_fields.h"
 
@@ -20,7 +21,6 @@ using emu::Encoding;
 enum Counter { kVm = 0, kExp = 1, kLgkm = 2 };
 constexpr std::array<uint8_t, 3> kCounterMax = {63, 7, 15};
 
-bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 bool contains(const std::string &text, const char *part) {
   return text.find(part) != std::string::npos;
 }
@@ -418,6 +418,22 @@ std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
        startsWith(inst.mnemonic, "v_cmpx_o_") || startsWith(inst.mnemonic, "v_cmpx_u_")) &&
       inst.opcodeName == mutation.mutatedOpcodeName)
     return "sign of a NaN test";
+  if (mutation.cls == MutationClass::Modifier && inst.opcodeName == mutation.mutatedOpcodeName &&
+      startsWith(inst.mnemonic, "v_cvt_scalef32_")) {
+    // Rule 10: the scale source of a scaled convert is read for its
+    // exponent field only (bits 30:23), so its sign modifiers change nothing.
+    const unsigned changed = mutation.before ^ mutation.after;
+    const size_t sources = operandsOf(inst.text).size() - 1; // after vdst
+    if ((mutation.field == "abs" || mutation.field == "neg") && sources >= 2 &&
+        changed == (1u << (sources - 1)))
+      return "sign of a scale source";
+    // Rule 11: op_sel selects a 16-bit half of a 16-bit source; the f32
+    // sources of v_cvt_scalef32_pk_*_f32 have none (op_sel[3:2] pick the
+    // destination's byte or half, and are not covered).
+    if (mutation.field == "op_sel" && endsWith(inst.mnemonic, "_f32") &&
+        startsWith(inst.mnemonic, "v_cvt_scalef32_pk_") && (changed & ~3u) == 0)
+      return "op_sel of a 32-bit source";
+  }
   if ((mutation.cls == MutationClass::Register || mutation.cls == MutationClass::Modifier) &&
       isMax3Min3(inst.mnemonic) && inst.opcodeName == mutation.mutatedOpcodeName) {
     const std::vector<std::string> before = operandsOf(inst.text);

@@ -119,9 +119,9 @@ void boundaryBlock(uint16_t *block, std::mt19937_64 &rng) {
 /// different 32-channel chunks, so the chunked accumulation is exact too.
 ///
 /// Half the units split c into a + b' at channels j and j^1 (same sign,
-/// a in (0.55, 0.95) c, so b' = c - a is a bf16 too): sign(H[j][i]*H[j^1][i])
+/// a in (0.51, 0.75) c, so b' = c - a is a bf16 too): sign(H[j][i]*H[j^1][i])
 /// = (-1)^bit0(i), so every 32-block holds the boundary (a + b')/sqrt(RS) = B
-/// at its even or odd positions and the smaller (a - b')/sqrt(RS), 0.1-0.9 B,
+/// at its even or odd positions and the smaller (a - b')/sqrt(RS), 0.02-0.5 B,
 /// at the others. Without them every element of a block has the same
 /// magnitude, and a scale off by one power of two dequantizes to the same
 /// values (6 * 2^k and 3 * 2^(k+1)): only elements below two scale steps
@@ -135,7 +135,7 @@ void hadamardBoundaryUnit(uint16_t *unit, int rs, std::mt19937_64 &rng) {
   const double c = double(bf16ToF32(f32ToBf16(float(b * root))));
   unit[j] = withSign(f32ToBf16(float(c)), negative);
   if (chance(rng, 0.5)) {
-    const double a = double(bf16ToF32(f32ToBf16(float(c * uniform(rng, 0.55, 0.95)))));
+    const double a = double(bf16ToF32(f32ToBf16(float(c * uniform(rng, 0.51, 0.75)))));
     const double rest = c - a; // exact: see above
     if (rest > 0 && double(bf16ToF32(f32ToBf16(float(rest)))) == rest) {
       unit[j] = withSign(f32ToBf16(float(a)), negative);
@@ -212,7 +212,8 @@ void fillNonFinite(const KernelSpec &spec, std::vector<uint16_t> &row, std::mt19
   // IEEE 754 leaves the sign of a NaN that arithmetic produces unspecified,
   // and FP4/FP6 have no NaN: a NaN element becomes +-max by its sign
   // (GFX950_SEMANTICS.md C1). The f32 butterfly's adds may be commuted by
-  // LLVM (fadd is commutative), which picks the other operand's NaN, so the
+  // LLVM (fadd is commutative) or rewritten with a sign modifier, either of
+  // which picks a NaN of another sign, so the
   // butterfly's NaN codes are not defined by numerics/ and its rows get only
   // the finite huge values (one per block, so that no sum overflows).
   const bool nanSignDefined = spec.rot != RotationKind::HadamardButterfly;

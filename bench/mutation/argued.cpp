@@ -1,0 +1,91 @@
+//===- argued.cpp - Survivors explained by an argument, not a proof -------===//
+
+#include "bench/mutation/argued.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace mxf::mutation {
+
+const std::vector<ArguedKind> &arguedKinds() {
+  static const std::vector<ArguedKind> kinds = {
+      {"dead-bits",
+       "the mutation changes only bits that every reader of the value drops before an output "
+       "depends on them: the high half of a bf16 negation (v_xor 0x8000) that v_perm_b32 "
+       "0x05040100 or an SDWA WORD_0 select discards; bits 9-31 of a scale byte constant "
+       "(0xfe, 0xff, 0x100) that is shifted left by 23 or stored as a byte; mask bits above "
+       "the value's width. A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
+       "the machine code) would prove these"},
+      {"non-negative",
+       "a sign modifier (abs, neg) or a max3 operand's sign on a value that is >= 0 or NaN by "
+       "construction: a block maximum built from |x| terms, a cndmask of such maxima or of "
+       "non-negative constants; for b >= 0, max3(a, -b, b) = max3(a, b, b) and |b| = b, and a "
+       "NaN stays a NaN whose sign no later instruction reads (the NaN test v_cmp_o and the "
+       "scale byte 0xFF). A sign-bit range analysis would prove these"},
+      {"same-block-element",
+       "a max3 operand replaced by another register holding an element of the same 32-block "
+       "that the same reduction takes elsewhere: the maximum is over the same set"},
+      {"equal-copies",
+       "the replacement register holds the same value as the original at that point (both "
+       "were just copied from one register, e.g. the v_mov pair before v_permlane16_swap)"},
+      {"even-zero-test",
+       "scale=even's test amax + 2^21 > 0x7fffff (is the rounded maximum a normal?) with "
+       "another threshold: both branches give scale byte 0 for every maximum between the two "
+       "thresholds, because the rounded maximum 2^-126 gives floor(log2) - emax <= -128, "
+       "which clamps to -127 (scale_rules.cpp, ScaleRule::Even)"},
+      {"index-range",
+       "integer arithmetic on indices, sizes or counters whose values at every valid launch "
+       "make the change invisible: the sign (s_ashr 31) of a non-negative 32-bit index "
+       "shifted by fewer bits, the zero high half of a 64-bit offset, a compare against a "
+       "bound that the values never reach between the two constants, an EXEC restore that "
+       "is all ones at these shapes"},
+      {"dead-value",
+       "the mutated instruction's result (or the original's) is overwritten on every path "
+       "before any read, or read only by lanes the EXEC mask leaves inactive"},
+      {"disjoint-lds",
+       "an s_waitcnt or s_barrier between LDS accesses of different waves whose bytes do not "
+       "overlap at this tiling: the MoE sorter's counting loop and its scan's last step (no "
+       "wave reads those bytes before a later barrier, which has its own lgkmcnt(0), and one "
+       "wave's LDS operations complete in order), the GEMM's barrier before the accumulator "
+       "tile goes to LDS (the bytes written after it are not the ones read before it). The "
+       "race detector sees conflicting bytes only, and there are none"},
+  };
+  return kinds;
+}
+
+const ArguedKind *findArguedKind(const std::string &id) {
+  for (const ArguedKind &kind : arguedKinds())
+    if (id == kind.id)
+      return &kind;
+  return nullptr;
+}
+
+Result<ArguedSurvivors> loadArguedSurvivors(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    return Status::failure("cannot read the argued survivors list " + path);
+  ArguedSurvivors out;
+  out.path = path;
+  std::string line;
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> columns;
+    std::stringstream row(line);
+    for (std::string column; std::getline(row, column, '\t');)
+      columns.push_back(column);
+    const std::string where = path + ":" + std::to_string(number);
+    if (columns.size() != 4)
+      return Status::failure(where + ": expected 4 tab-separated columns (kind, family, "
+                                     "original, mutated), found " +
+                             std::to_string(columns.size()));
+    if (!findArguedKind(columns[0]))
+      return Status::failure(where + ": unknown kind '" + columns[0] + "'");
+    ArguedKey key{columns[1], columns[2], columns[3]};
+    if (!out.kindOf.emplace(key, columns[0]).second)
+      return Status::failure(where + ": duplicate entry");
+  }
+  return out;
+}
+
+} // namespace mxf::mutation
