@@ -231,7 +231,8 @@ mxf::Result<FamilyResult> runFamily(const Target &target, const Options &o,
     if (!r.verdict.caught())
       result.equivalence = prover.prove(m);
     const auto listed = argued.kindOf.find(
-        {familyName(target.family), result.instruction.text, m.mutatedText});
+        {familyName(target.family), result.instruction.address, result.instruction.text,
+         m.mutatedText});
     if (listed != argued.kindOf.end()) {
       if (r.verdict.caught() || !result.equivalence.empty())
         result.staleArgument = true; // caught or proved: the entry is not needed

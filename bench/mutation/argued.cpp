@@ -2,6 +2,7 @@
 
 #include "bench/mutation/argued.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -14,17 +15,24 @@ const std::vector<ArguedKind> &arguedKinds() {
        "depends on them: the high half of a bf16 negation (v_xor 0x8000) that v_perm_b32 "
        "0x05040100 or an SDWA WORD_0 select discards; bits 9-31 of a scale byte constant "
        "(0xfe, 0xff, 0x100) that is shifted left by 23 or stored as a byte; mask bits above "
-       "the value's width. A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
+       "the value's width (the scaled MFMA reads one byte of its scale operands; v_and_or_b32 "
+       "of v << 24 has no bit 23). A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
        "the machine code) would prove these"},
       {"non-negative",
        "a sign modifier (abs, neg) or a max3 operand's sign on a value that is >= 0 or NaN by "
        "construction: a block maximum built from |x| terms, a cndmask of such maxima or of "
-       "non-negative constants; for b >= 0, max3(a, -b, b) = max3(a, b, b) and |b| = b, and a "
+       "non-negative constants, the MoE sorter's counts, offsets and search positions (integers "
+       "below 2^31, whose bit 31 abs clears and is 0 already); for b >= 0, max3(a, -b, b) = max3(a, b, b) and |b| = b, and a "
        "NaN stays a NaN whose sign no later instruction reads (the NaN test v_cmp_o and the "
        "scale byte 0xFF). A sign-bit range analysis would prove these"},
       {"same-block-element",
        "a max3 operand replaced by another register holding an element of the same 32-block "
-       "that the same reduction takes elsewhere: the maximum is over the same set"},
+       "whose magnitude the same reduction takes elsewhere: the maximum is over the same set "
+       "(an element without its abs cannot exceed the maximum of magnitudes that includes it)"},
+      {"zero-register",
+       "a max3 operand of |x| terms replaced by a register that holds 0 for the whole kernel "
+       "(written once, v_mov_b32 v, 0, before the loop): 0 cannot raise a maximum of "
+       "magnitudes"},
       {"equal-copies",
        "the replacement register holds the same value as the original at that point (both "
        "were just copied from one register, e.g. the v_mov pair before v_permlane16_swap)"},
@@ -41,7 +49,8 @@ const std::vector<ArguedKind> &arguedKinds() {
        "is all ones at these shapes"},
       {"dead-value",
        "the mutated instruction's result (or the original's) is overwritten on every path "
-       "before any read, or read only by lanes the EXEC mask leaves inactive"},
+       "before any read: the initial value of a scaled convert's destination, whose four "
+       "bytes the four v_cvt_scalef32_pk_fp4_f32 (op_sel byte 0-3) all write"},
       {"disjoint-lds",
        "an s_waitcnt or s_barrier between LDS accesses of different waves whose bytes do not "
        "overlap at this tiling: the MoE sorter's counting loop and its scan's last step (no "
@@ -75,13 +84,17 @@ Result<ArguedSurvivors> loadArguedSurvivors(const std::string &path) {
     for (std::string column; std::getline(row, column, '\t');)
       columns.push_back(column);
     const std::string where = path + ":" + std::to_string(number);
-    if (columns.size() != 4)
-      return Status::failure(where + ": expected 4 tab-separated columns (kind, family, "
-                                     "original, mutated), found " +
+    if (columns.size() != 5)
+      return Status::failure(where + ": expected 5 tab-separated columns (kind, family, "
+                                     "address, original, mutated), found " +
                              std::to_string(columns.size()));
     if (!findArguedKind(columns[0]))
       return Status::failure(where + ": unknown kind '" + columns[0] + "'");
-    ArguedKey key{columns[1], columns[2], columns[3]};
+    char *end = nullptr;
+    const uint64_t address = std::strtoull(columns[2].c_str(), &end, 16);
+    if (columns[2].rfind("0x", 0) != 0 || end == columns[2].c_str() + 2 || *end != '\0')
+      return Status::failure(where + ": address '" + columns[2] + "' is not 0x<hex>");
+    ArguedKey key{columns[1], address, columns[3], columns[4]};
     if (!out.kindOf.emplace(key, columns[0]).second)
       return Status::failure(where + ": duplicate entry");
   }

@@ -5,12 +5,12 @@
 // negation that v_perm_b32 drops, abs() of a block maximum that is already
 // |x| or NaN, the sign extension of a row index that is never negative.
 // Each such survivor is listed, by hand, in argued_survivors.tsv: its
-// family, its instruction before and after (as the bench prints them) and
-// the *kind* of argument, one of kArguedKinds below, whose text says why
+// family, address, instruction before and after (as the bench prints them)
+// and the *kind* of argument, one of kArguedKinds below, whose text says why
 // the mutant cannot change an output and what a machine proof would need.
 //
-// The list is matched by instruction text, so a change of the kernel (a
-// register renamed, an instruction moved) drops its entries back to
+// The list is matched by address and instruction text, so a change of the
+// kernel (a register renamed, an instruction moved) drops its entries back to
 // "missed" until someone reviews them again, and an entry whose mutant is
 // now caught is reported as stale: the list can hide nothing silently.
 //
@@ -20,6 +20,7 @@
 
 #include "numerics/status.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -36,16 +37,18 @@ struct ArguedKind {
 const std::vector<ArguedKind> &arguedKinds();
 const ArguedKind *findArguedKind(const std::string &id);
 
-/// (family, original text, mutated text) -> kind id.
-using ArguedKey = std::tuple<std::string, std::string, std::string>;
+/// (family, address, original text, mutated text) -> kind id.
+using ArguedKey = std::tuple<std::string, uint64_t, std::string, std::string>;
 struct ArguedSurvivors {
   std::string path;
   std::map<ArguedKey, std::string> kindOf;
 };
 
-/// Reads the tab-separated list: `kind<TAB>family<TAB>original<TAB>mutated`,
-/// `#` comments and blank lines ignored. An unknown kind, a wrong column
-/// count or a duplicate entry is an error naming the line.
+/// Reads the tab-separated list:
+/// `kind<TAB>family<TAB>address<TAB>original<TAB>mutated` (address in hex,
+/// as the bench prints it), `#` comments and blank lines ignored. An unknown
+/// kind, a wrong column count, a bad address or a duplicate entry is an
+/// error naming the line.
 Result<ArguedSurvivors> loadArguedSurvivors(const std::string &path);
 
 } // namespace mxf::mutation

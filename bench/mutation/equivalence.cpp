@@ -434,6 +434,21 @@ std::string EquivalenceProver::proveByOperands(const Mutation &mutation) const {
         startsWith(inst.mnemonic, "v_cvt_scalef32_pk_") && (changed & ~3u) == 0)
       return "op_sel of a 32-bit source";
   }
+  if (mutation.cls == MutationClass::Opcode && startsWith(inst.text, "v_mov_b32_e32 v") &&
+      endsWith(inst.text, ", 0")) {
+    // Rule 12: v_mov_b32 v, 0 turned into a VOP1 op that maps the bits 0
+    // to the bits 0 (+0 converts, rounds, square-roots and reverses to +0).
+    static const char *const kZeroToZero[] = {
+        "v_cvt_f32_i32",   "v_cvt_f32_u32",   "v_cvt_i32_f32",   "v_cvt_u32_f32",
+        "v_cvt_rpi_i32_f32", "v_cvt_flr_i32_f32", "v_trunc_f32",   "v_ceil_f32",
+        "v_floor_f32",     "v_rndne_f32",     "v_sqrt_f32",      "v_fract_f32",
+        "v_frexp_mant_f32", "v_cvt_f32_ubyte0", "v_cvt_f32_ubyte1", "v_cvt_f32_ubyte2",
+        "v_cvt_f32_ubyte3", "v_cvt_f32_bf16",  "v_cvt_f32_f16",   "v_bfrev_b32"};
+    const std::string operands = inst.text.substr(inst.text.find(' '));
+    for (const char *op : kZeroToZero)
+      if (mutation.mutatedText == std::string(op) + "_e32" + operands)
+        return "an op that maps 0 to 0";
+  }
   if ((mutation.cls == MutationClass::Register || mutation.cls == MutationClass::Modifier) &&
       isMax3Min3(inst.mnemonic) && inst.opcodeName == mutation.mutatedOpcodeName) {
     const std::vector<std::string> before = operandsOf(inst.text);

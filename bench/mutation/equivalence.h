@@ -49,6 +49,14 @@
 //     bit-field offset or width changed only in bits the ISA ignores (5 bits
 //     of a 32-bit shift or v_bfe operand, 6 of a 64-bit shift, 4 of a 16-bit
 //     one, 3 of v_lshl_add_u64's shift, 2 of v_alignbyte's).
+// 10. a sign modifier (abs, neg) of the scale source of a scaled convert
+//     (v_cvt_scalef32_*): the instruction reads its exponent field only
+//     (GFX950_SEMANTICS.md C2).
+// 11. op_sel bits 0-1 of v_cvt_scalef32_pk_*_f32: its sources are f32 and
+//     have no 16-bit halves to select (bits 3:2 pick the destination's byte
+//     and are not covered).
+// 12. v_mov_b32 v, 0 turned into a VOP1 op that maps the bits 0 to the bits
+//     0 (conversions, roundings, v_sqrt_f32, v_fract_f32, v_bfrev_b32 of +0).
 //
 // Nothing else is claimed: a modifier with no effect on the data (abs of a
 // value that happens to be non-negative), a register that happens to hold

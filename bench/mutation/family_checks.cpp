@@ -79,11 +79,25 @@ struct Order {
 constexpr Order kOrders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
                              {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
 
-/// m values: a few rows in one row tile, and three row tiles of 16 (the
-/// last ragged), so that the row-tile workgroup id and the offsets it scales
-/// are not always 0. The specs' bucket is 64 (their tiling class is 256: the
-/// code is the bucket-16 kernel's).
+/// m values: a few rows in one row tile, three row tiles of 16 (the last
+/// ragged), so that the row-tile workgroup id and the offsets it scales are
+/// not always 0, and the full bucket, where the bounds of the MoE's slot
+/// loops (m * topk up to 256) and of the last row tile are reached. The
+/// specs' bucket is 64 (their tiling class is 256: the code is the
+/// bucket-16 kernel's).
 constexpr int kSmallM = 3, kLargeM = 40;
+std::vector<int> rowCounts(const KernelSpec &spec) {
+  std::vector<int> counts = {kSmallM, kLargeM};
+  if (spec.M > kLargeM)
+    counts.push_back(spec.M);
+  return counts;
+}
+std::string rowCountText(const KernelSpec &spec) {
+  std::string text;
+  for (int m : rowCounts(spec))
+    text += (text.empty() ? "" : ",") + std::to_string(m);
+  return text;
+}
 
 uint64_t seedOf(uint64_t seed, int index) {
   return seed ^ (0x9E3779B97F4A7C15ull * uint64_t(index + 1));
@@ -104,8 +118,8 @@ public:
   std::vector<Run> runs;
 
   std::string plan() const override {
-    return fmt::format("m={},{} x 2 seeds (runAndCheck: bytes, untouched rows, counters)", kSmallM,
-                       kLargeM);
+    return fmt::format("m={} x 2 seeds (runAndCheck: bytes, untouched rows, counters)",
+                       rowCountText(spec_));
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -170,9 +184,9 @@ public:
   std::vector<Run> runs;
 
   std::string plan() const override {
-    return fmt::format("m={},{} x 2 seeds x workgroups forward,shuffled (compareMoe: q, s, "
+    return fmt::format("m={} x 2 seeds x workgroups forward,shuffled (compareMoe: q, s, "
                        "sorting arrays, poison)",
-                       kSmallM, kLargeM);
+                       rowCountText(spec_));
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -211,9 +225,9 @@ public:
   std::vector<Run> runs;
 
   std::string plan() const override {
-    return fmt::format("m={},{} x 2 seeds x workgroups forward,shuffled (compareGemmY: y, "
+    return fmt::format("m={} x 2 seeds x workgroups forward,shuffled (compareGemmY: y, "
                        "stride gaps)",
-                       kSmallM, kLargeM);
+                       rowCountText(spec_));
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -231,7 +245,8 @@ public:
             run.inputs.yStride ? size_t(run.inputs.yStride) : size_t(spec_.N);
         const std::string diff = e2e::compareGemmY(
             launched.value().outputs.at("y"),
-            e2e::expectedGemmY(spec_, run.inputs, run.y, run.sample, order.poison), rowElements);
+            e2e::expectedGemmY(spec_, run.inputs, run.y, run.sample, order.poison), rowElements,
+            size_t(spec_.N));
         if (!diff.empty())
           return failed(Outcome::WrongBytes, where + ": " + diff);
         record(facts, launched.value().report);
@@ -293,7 +308,7 @@ Result<std::unique_ptr<FamilyCheck>> makeRotateQuant(const KernelSpec &spec, uin
   CodeObject code = base.value().code;
   auto check = std::make_unique<RotateQuantCheck>(spec, std::move(code), std::move(base.value()));
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, kLargeM}) {
+    for (int m : rowCounts(spec)) {
       RotateQuantCheck::Run run;
       run.context.seed = seedOf(seed, s);
       run.context.specIndex = 0;
@@ -315,11 +330,12 @@ Result<std::unique_ptr<FamilyCheck>> makeMoe(const KernelSpec &spec, uint64_t se
   const e2e::MoeRouting routings[] = {e2e::MoeRouting::Uniform, e2e::MoeRouting::Duplicates,
                                       e2e::MoeRouting::Skewed, e2e::MoeRouting::SameExperts};
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, kLargeM}) {
+    for (int m : rowCounts(spec)) {
       MoeCheck::Run run;
       run.seed = seedOf(seed, s);
       std::mt19937_64 rng(run.seed ^ uint64_t(m));
-      run.inputs = e2e::drawMoeInputs(spec, routings[check->runs.size()], rng, m);
+      const e2e::MoeRouting routing = routings[check->runs.size() % std::size(routings)];
+      run.inputs = e2e::drawMoeInputs(spec, routing, rng, m);
       Result<MoeQuantized> expected = e2e::moeReference(spec, run.inputs);
       if (!expected.ok())
         return expected.status();
@@ -335,7 +351,7 @@ Result<std::unique_ptr<FamilyCheck>> makeGemm(const KernelSpec &spec, uint64_t s
     return code.status();
   auto check = std::make_unique<GemmCheck>(Family::Gemm, spec, std::move(code.value()));
   for (int s = 0; s < 2; ++s)
-    for (int m : {kSmallM, kLargeM}) {
+    for (int m : rowCounts(spec)) {
       GemmCheck::Run run;
       run.seed = seedOf(seed, s);
       run.sample = e2e::gemmColumnSample(spec, run.seed);

@@ -118,7 +118,7 @@ void boundaryBlock(uint16_t *block, std::mt19937_64 &rng) {
 /// and the odd ones B - u (or the reverse when c2 < 0). Both channels lie in
 /// different 32-channel chunks, so the chunked accumulation is exact too.
 ///
-/// Half the units split c into a + b' at channels j and j^1 (same sign,
+/// Three units in four split c into a + b' at channels j and j^1 (same sign,
 /// a in (0.51, 0.75) c, so b' = c - a is a bf16 too): sign(H[j][i]*H[j^1][i])
 /// = (-1)^bit0(i), so every 32-block holds the boundary (a + b')/sqrt(RS) = B
 /// at its even or odd positions and the smaller (a - b')/sqrt(RS), 0.02-0.5 B,
@@ -134,7 +134,7 @@ void hadamardBoundaryUnit(uint16_t *unit, int rs, std::mt19937_64 &rng) {
   const bool negative = chance(rng, 0.5);
   const double c = double(bf16ToF32(f32ToBf16(float(b * root))));
   unit[j] = withSign(f32ToBf16(float(c)), negative);
-  if (chance(rng, 0.5)) {
+  if (chance(rng, 0.75)) {
     const double a = double(bf16ToF32(f32ToBf16(float(c * uniform(rng, 0.51, 0.75)))));
     const double rest = c - a; // exact: see above
     if (rest > 0 && double(bf16ToF32(f32ToBf16(float(rest)))) == rest) {
@@ -142,7 +142,7 @@ void hadamardBoundaryUnit(uint16_t *unit, int rs, std::mt19937_64 &rng) {
       unit[j ^ 1] = withSign(f32ToBf16(float(rest)), negative);
     }
   }
-  if (chance(rng, 0.5)) {
+  if (chance(rng, 0.75)) {
     // One f32 ulp of B (2^-149 at least: B may be an f32 subnormal).
     const double ulp = std::ldexp(1.0, std::max(std::ilogb(b) - 23, -149));
     unit[j ^ 32] = withSign(f32ToBf16(float(ulp * root)), chance(rng, 0.5));
@@ -279,9 +279,8 @@ const char *distributionName(Distribution distribution) {
   return "?";
 }
 
-Distribution distributionFor(size_t base, size_t row, InputRange range) {
-  const size_t count = range == InputRange::All ? kNumDistributions : kNumFiniteDistributions;
-  return static_cast<Distribution>((base + row) % count);
+Distribution distributionFor(size_t base, size_t row) {
+  return static_cast<Distribution>((base + row) % kNumDistributions);
 }
 
 const char *matrixKindName(MatrixKind kind) {

@@ -32,14 +32,9 @@ enum class Distribution : uint8_t {
                    // past 2^127 (bf16 >= 1.75*2^127) planted in some blocks
 };
 constexpr size_t kNumDistributions = 6;
-/// The first kNumFiniteDistributions are finite: the ones a check that
-/// compares against float64 arithmetic (the GEMM's y) can use.
-constexpr size_t kNumFiniteDistributions = 5;
+constexpr size_t kNumFiniteDistributions = 5; // all but NonFinite, the last
 const char *distributionName(Distribution distribution);
-
-/// Which distributions a family's check can take.
-enum class InputRange : uint8_t { All, FiniteOnly };
-Distribution distributionFor(size_t base, size_t row, InputRange range = InputRange::All);
+Distribution distributionFor(size_t base, size_t row);
 
 /// How a learned matrix was drawn (per run).
 enum class MatrixKind : uint8_t {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 namespace mxf::e2e {
 namespace {
@@ -60,7 +61,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
     in.m = forcedM;
   for (int row = 0; row < in.m; ++row) {
     std::vector<uint16_t> values =
-        activationRow(spec, distributionFor(specIndex, size_t(row), InputRange::FiniteOnly), rng);
+        activationRow(spec, distributionFor(specIndex, size_t(row)), rng);
     in.x.insert(in.x.end(), values.begin(), values.end());
   }
   in.r = learnedRotation(spec, matrixKindFor(specIndex), rng);
@@ -202,14 +203,25 @@ Result<std::vector<uint16_t>> gemmReferenceY(const KernelSpec &spec, const GemmI
 }
 
 std::string compareGemmY(const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
-                         size_t rowElements) {
+                         size_t rowElements, size_t columns) {
   if (got.size() != expected.size())
     return "y: " + std::to_string(got.size()) + " bytes, expected " +
            std::to_string(expected.size());
+  // IEEE 754 leaves the sign and payload of a NaN that arithmetic makes
+  // unspecified (Inf - Inf in the MFMA's sum gives the hardware's NaN, x86's
+  // default NaN is negative): a y that is NaN where numerics/ says NaN is
+  // right whatever its bits. Only in the N columns of a row: the stride
+  // gaps must keep the poison byte for byte.
+  auto isNan = [](uint8_t lo, uint8_t hi) { return (hi & 0x7F) == 0x7F && (lo & 0x80) && (lo & 0x7F); };
+  auto bothNan = [&](size_t i) {
+    return i / 2 % rowElements < columns && isNan(got[i], got[i + 1]) &&
+           isNan(expected[i], expected[i + 1]);
+  };
   size_t mismatches = 0;
   std::string first;
   for (size_t i = 0; i + 1 < got.size(); i += 2)
-    if ((got[i] != expected[i] || got[i + 1] != expected[i + 1]) && ++mismatches <= 4) {
+    if ((got[i] != expected[i] || got[i + 1] != expected[i + 1]) && !bothNan(i) &&
+        ++mismatches <= 4) {
       char line[160];
       std::snprintf(line, sizeof line,
                     "\n    y element %zu (row %zu, column %zu at the stride): got 0x%02x%02x, "
@@ -256,6 +268,11 @@ size_t countOutsideGemmBound(const KernelSpec &spec, const GemmInputs &in,
       const double bound = std::ldexp(std::fabs(exact), -8) +
                            (1 + std::ldexp(1.0, -8)) * 1.01 * chunks * u * magnitude +
                            std::ldexp(1.0, -133);
+      // A non-finite activation, or products whose sum can leave the f32
+      // range (the non_finite rows), voids the bound: such outputs are
+      // checked bit for bit against numerics/ only.
+      if (!(magnitude <= double(std::numeric_limits<float>::max())))
+        continue;
       const double got = double(bf16ToF32(y[i * n + j]));
       if (!(std::fabs(got - exact) <= bound) && ++outside == 1) {
         char line[200];

@@ -82,9 +82,11 @@ std::vector<uint8_t> expectedGemmY(const KernelSpec &spec, const GemmInputs &in,
 Result<std::vector<uint16_t>> gemmReferenceY(const KernelSpec &spec, const GemmInputs &in,
                                              const ColumnSample &sample);
 
-/// Every differing element of y, the first four named ("" when none).
+/// Every differing element of y, the first four named ("" when none). An
+/// element in the first `columns` of a row that is NaN in both counts as
+/// equal (a NaN's sign and payload are unspecified).
 std::string compareGemmY(const std::vector<uint8_t> &got, const std::vector<uint8_t> &expected,
-                         size_t rowElements);
+                         size_t rowElements, size_t columns);
 
 /// Outputs of `y` outside docs/numerics.md's bound around the float64
 /// product of the dequantized operands (the first one described).

@@ -90,7 +90,8 @@ TEST_P(RotateQuantGemmMatrix, MatchesReferenceBitForBitInEveryWorkgroupOrder) {
     std::printf("[ %-8s ] grid (%u, %u), %.0f ms emulated\n", order.name, run.value().grid.x,
                 run.value().grid.y, ms);
     const std::string diff =
-        compareGemmY(y, expectedGemmY(spec, in, expected.value(), sample, order.poison), rowElements);
+        compareGemmY(y, expectedGemmY(spec, in, expected.value(), sample, order.poison), rowElements,
+                     size_t(spec.N));
     EXPECT_TRUE(diff.empty()) << printSpec(spec) << ", m " << in.m << ", workgroups "
                               << order.name << ", seed " << seed << "\n  " << diff;
   }
