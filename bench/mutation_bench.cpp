@@ -46,16 +46,18 @@ struct Target {
   const char *spec;
 };
 
-/// The kernels of issue 29's probe. M=64 is a bucket the checks' m=40 fits;
-/// the code is the same as at the default M=16 (both are tiling class 256).
-/// The MoE runs with E=256 rather than the probe's E=16: at E <= 64 every
-/// expert's counter lies in the first wave, so the sorter's prefix scan
-/// needs none of the waits and barriers between its waves, and removing
-/// them is equivalent at that shape (docs/verification.md).
+/// The kernels of issue 29's probe, at M=256: the largest bucket of tiling
+/// class 256, whose one code object serves every bucket from 16 up, so
+/// that the checks can run the rows that code meets in use (the MoE's
+/// counting loop only turns a second time past m * topk = 256). The MoE
+/// runs with E=256 rather than the probe's E=16: at E <= 64 every expert's
+/// counter lies in the first wave, so the sorter's prefix scan needs none of
+/// the waits and barriers between its waves, and removing them is
+/// equivalent at that shape (docs/verification.md).
 constexpr Target kTargets[] = {
-    {Family::RotateQuant, "rotate_quant:K=1024,RS=64,M=64"},
-    {Family::Moe, "rotate_quant_moe:K=512,RS=64,topk=4,E=256,M=64"},
-    {Family::Gemm, "rotate_quant_gemm:K=512,N=256,RS=64,M=64"},
+    {Family::RotateQuant, "rotate_quant:K=1024,RS=64,M=256"},
+    {Family::Moe, "rotate_quant_moe:K=512,RS=64,topk=4,E=256,M=256"},
+    {Family::Gemm, "rotate_quant_gemm:K=512,N=256,RS=64,M=256"},
     {Family::QuantWeight, "quant_weight:K=512,N=256,RS=64"},
 };
 

@@ -16,7 +16,9 @@ const std::vector<ArguedKind> &arguedKinds() {
        "0x05040100 or an SDWA WORD_0 select discards; bits 9-31 of a scale byte constant "
        "(0xfe, 0xff, 0x100) that is shifted left by 23 or stored as a byte; mask bits above "
        "the value's width (the scaled MFMA reads one byte of its scale operands; v_and_or_b32 "
-       "of v << 24 has no bit 23). A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
+       "of v << 24 has no bit 23; a 32- and a 16-bit or an arithmetic and a logical shift by 8 "
+       "agree on the byte an SDWA BYTE select keeps; a v_bitop3 row that needs bits where "
+       "two operands are disjoint masks, or where they hold the same bits). A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
        "the machine code) would prove these"},
       {"non-negative",
        "a sign modifier (abs, neg) or a max3 operand's sign on a value that is >= 0 or NaN by "
@@ -31,8 +33,8 @@ const std::vector<ArguedKind> &arguedKinds() {
        "(an element without its abs cannot exceed the maximum of magnitudes that includes it)"},
       {"zero-register",
        "a max3 operand of |x| terms replaced by a register that holds 0 for the whole kernel "
-       "(written once, v_mov_b32 v, 0, before the loop): 0 cannot raise a maximum of "
-       "magnitudes"},
+       "(written once, v_mov_b32 v, 0, or the zero high half of a v_mov_b64 constant, and the "
+       "kernel has no loop back to it): 0 cannot raise a maximum of magnitudes"},
       {"equal-copies",
        "the replacement register holds the same value as the original at that point (both "
        "were just copied from one register, e.g. the v_mov pair before v_permlane16_swap)"},
@@ -50,7 +52,24 @@ const std::vector<ArguedKind> &arguedKinds() {
       {"dead-value",
        "the mutated instruction's result (or the original's) is overwritten on every path "
        "before any read: the initial value of a scaled convert's destination, whose four "
-       "bytes the four v_cvt_scalef32_pk_fp4_f32 (op_sel byte 0-3) all write"},
+       "bytes the four v_cvt_scalef32_pk_fp4_f32 (op_sel byte 0-3) all write; an EXEC mask "
+       "saved before the last store and never restored (s_endpgm follows)"},
+      {"replicated-value",
+       "a guard that lets one lane group of a row write (v_cmp_eq group, 0) moved to another "
+       "group: after the cross-lane maximum every group of the row holds the same scale, and "
+       "the LDS address it writes does not depend on the group"},
+      {"never-nan",
+       "an operand of an ordered/unordered NaN test replaced by a register that holds a small "
+       "integer for the whole kernel (the work-item id, below 2^10): as an f32 it is finite, "
+       "so the test still asks about the other operand only"},
+      {"compare-clamp",
+       "the clamp bit of a VOPC compare in VOP3 form: a compare writes a lane mask, which "
+       "clamp cannot change (on compares the bit only selects exception signalling for "
+       "quiet NaNs, and the kernels enable no exceptions)"},
+      {"exec-restore",
+       "an EXEC restore at a loop's exit turned into another SALU op: the loop leaves EXEC "
+       "0, and the next instruction restores the enclosing mask, saved before the loop, "
+       "which contains every lane of the inner one"},
       {"disjoint-lds",
        "an s_waitcnt or s_barrier between LDS accesses of different waves whose bytes do not "
        "overlap at this tiling: the MoE sorter's counting loop and its scan's last step (no "

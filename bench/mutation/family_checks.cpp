@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace mxf::mutation {
 
@@ -81,10 +82,9 @@ constexpr Order kOrders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
 
 /// m values: a few rows in one row tile, three row tiles of 16 (the last
 /// ragged), so that the row-tile workgroup id and the offsets it scales are
-/// not always 0, and the full bucket, where the bounds of the MoE's slot
-/// loops (m * topk up to 256) and of the last row tile are reached. The
-/// specs' bucket is 64 (their tiling class is 256: the code is the
-/// bucket-16 kernel's).
+/// not always 0, and the full bucket (256, tiling class 256's largest),
+/// where the MoE's slot loops turn several times and the last row tile is
+/// reached.
 constexpr int kSmallM = 3, kLargeM = 40;
 std::vector<int> rowCounts(const KernelSpec &spec) {
   std::vector<int> counts = {kSmallM, kLargeM};
@@ -225,9 +225,10 @@ public:
   std::vector<Run> runs;
 
   std::string plan() const override {
-    return fmt::format("m={} x 2 seeds x workgroups forward,shuffled (compareGemmY: y, "
-                       "stride gaps)",
-                       rowCountText(spec_));
+    return fmt::format("m={} x 2 seeds, m={} of scale_boundaries rows through probe weights "
+                       "(y = the activation codes), x workgroups forward,shuffled (compareGemmY: "
+                       "y, stride gaps)",
+                       rowCountText(spec_), spec_.M);
   }
 
   Verdict check(const std::vector<uint8_t> &hsaco, const runtime::EmuDeviceOptions &device,
@@ -350,22 +351,45 @@ Result<std::unique_ptr<FamilyCheck>> makeGemm(const KernelSpec &spec, uint64_t s
   if (!code.ok())
     return code.status();
   auto check = std::make_unique<GemmCheck>(Family::Gemm, spec, std::move(code.value()));
+  // Two seeds at each m, then two full buckets of scale_boundaries rows
+  // through probe weights (gemm_case.h), whose y is the dequantized
+  // activation channels themselves: with random weights y's bf16 rounding
+  // hides an activation code or scale one step off (scale=even's rounding
+  // increment 0x200000 made 0x200200 survived 64 boundary rows).
+  struct Plan {
+    int seed, m;
+    std::optional<e2e::Distribution> everyRow;
+    std::optional<size_t> probeChannel; // the first channel probe weights read
+  };
+  std::vector<Plan> plans;
   for (int s = 0; s < 2; ++s)
-    for (int m : rowCounts(spec)) {
-      GemmCheck::Run run;
-      run.seed = seedOf(seed, s);
-      run.sample = e2e::gemmColumnSample(spec, run.seed);
-      // The run's index as the spec index: strided x on odd runs, strided y
-      // on run 1 (the suite's rule of spec indices).
-      run.inputs = e2e::drawGemmInputs(spec, check->runs.size(), run.seed, run.sample, m);
-      if (!run.inputs.ok)
-        return Status::failure("rotate_quant_gemm: weight preparation failed");
-      Result<std::vector<uint16_t>> y = e2e::gemmReferenceY(spec, run.inputs, run.sample);
-      if (!y.ok())
-        return y.status();
-      run.y = std::move(y.value());
-      check->runs.push_back(std::move(run));
+    for (int m : rowCounts(spec))
+      plans.push_back({s, m, std::nullopt, std::nullopt});
+  for (size_t first = 0; first < size_t(spec.K); first += size_t(spec.N))
+    plans.push_back({2, spec.M, e2e::Distribution::ScaleBoundaries, first});
+  for (const Plan &plan : plans) {
+    GemmCheck::Run run;
+    run.seed = seedOf(seed, plan.seed);
+    run.sample = e2e::gemmColumnSample(spec, run.seed);
+    // The run's index as the spec index: strided x on odd runs, strided y
+    // on run 1 (the suite's rule of spec indices).
+    run.inputs = e2e::drawGemmInputs(spec, check->runs.size(), run.seed, run.sample, plan.m,
+                                     plan.everyRow);
+    if (run.inputs.ok && plan.probeChannel) {
+      const std::optional<std::vector<uint16_t>> probe =
+          e2e::gemmProbeWeights(spec, run.inputs.columns, *plan.probeChannel);
+      if (!probe)
+        break; // a rotation probe weights cannot see through: the mixed runs only
+      run.inputs.ok = e2e::setGemmWeights(spec, run.sample, *probe, run.inputs);
     }
+    if (!run.inputs.ok)
+      return Status::failure("rotate_quant_gemm: weight preparation failed");
+    Result<std::vector<uint16_t>> y = e2e::gemmReferenceY(spec, run.inputs, run.sample);
+    if (!y.ok())
+      return y.status();
+    run.y = std::move(y.value());
+    check->runs.push_back(std::move(run));
+  }
   return std::unique_ptr<FamilyCheck>(std::move(check));
 }
 

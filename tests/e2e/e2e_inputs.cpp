@@ -142,7 +142,7 @@ void hadamardBoundaryUnit(uint16_t *unit, int rs, std::mt19937_64 &rng) {
       unit[j ^ 1] = withSign(f32ToBf16(float(rest)), negative);
     }
   }
-  if (chance(rng, 0.75)) {
+  if (chance(rng, 0.75) && b > 0) { // b is 0 when one bf16 ulp below 2^-133
     // One f32 ulp of B (2^-149 at least: B may be an f32 subnormal).
     const double ulp = std::ldexp(1.0, std::max(std::ilogb(b) - 23, -149));
     unit[j ^ 32] = withSign(f32ToBf16(float(ulp * root)), chance(rng, 0.5));

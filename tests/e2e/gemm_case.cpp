@@ -5,6 +5,7 @@
 #include "abi/operands.h"
 #include "numerics/formats.h"
 #include "numerics/packing.h"
+#include "numerics/rotation.h"
 #include "templates/rotate_quant_gemm/tiling.h"
 #include "tests/e2e/e2e_inputs.h"
 
@@ -53,7 +54,8 @@ ColumnSample gemmColumnSample(const KernelSpec &spec, uint64_t seed) {
 }
 
 GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
-                          const ColumnSample &sample, int forcedM) {
+                          const ColumnSample &sample, int forcedM,
+                          std::optional<Distribution> everyRow) {
   std::mt19937_64 rng(seed ^ (specIndex * 0x9E3779B97F4A7C15ull));
   GemmInputs in;
   in.m = 1 + int(rng() % uint64_t(spec.M)); // drawn even when forced: the same stream after it
@@ -61,7 +63,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
     in.m = forcedM;
   for (int row = 0; row < in.m; ++row) {
     std::vector<uint16_t> values =
-        activationRow(spec, distributionFor(specIndex, size_t(row)), rng);
+        activationRow(spec, everyRow ? *everyRow : distributionFor(specIndex, size_t(row)), rng);
     in.x.insert(in.x.end(), values.begin(), values.end());
   }
   in.r = learnedRotation(spec, matrixKindFor(specIndex), rng);
@@ -80,6 +82,13 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
   std::vector<uint16_t> w(in.columns.size() * k);
   for (uint16_t &v : w)
     v = f32ToBf16(normal(rng));
+  in.ok = setGemmWeights(spec, sample, w, in);
+  return in;
+}
+
+bool setGemmWeights(const KernelSpec &spec, const ColumnSample &sample,
+                    const std::vector<uint16_t> &w, GemmInputs &in) {
+  const size_t n = size_t(spec.N), k = size_t(spec.K);
   RotateQuantProblem problem = problemFor(spec, spec.layout);
   problem.quant.rounding = Rounding::Rne;
   const uint16_t *r = in.r.empty() ? nullptr : in.r.data();
@@ -87,7 +96,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
     // Whole: the spec's layouts straight from numerics' quant_weight.
     Result<QuantizedRows> weights = quantWeight(problem, spec.wlayout, w.data(), n, r);
     if (!weights.ok())
-      return in;
+      return false;
     in.wq = std::move(weights.value().codes);
     in.ws = std::move(weights.value().scales);
   }
@@ -95,7 +104,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
   Result<QuantizedRows> checked =
       quantWeight(problem, WeightLayout::Plain, w.data(), in.columns.size(), r);
   if (!checked.ok())
-    return in;
+    return false;
   in.checkedWeights = std::move(checked.value());
   if (!sample.workgroups.empty()) {
     // Sampled: the checked rows in place, the rest zero codes with scale
@@ -114,7 +123,7 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
               ? preshuffleWeights16x16(codes.data(), n, rowBytes)
               : tileWeightsW6A16(codes.data(), n, k);
       if (!shuffled.ok())
-        return in;
+        return false;
       codes = std::move(shuffled.value());
     }
     if (spec.layout == ScaleLayout::A4W4Shuffle)
@@ -122,8 +131,35 @@ GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t see
     in.wq = std::move(codes);
     in.ws = std::move(scales);
   }
-  in.ok = true;
-  return in;
+  return true;
+}
+
+std::optional<std::vector<uint16_t>> gemmProbeWeights(const KernelSpec &spec,
+                                                      const std::vector<size_t> &columns,
+                                                      size_t firstChannel) {
+  const size_t k = size_t(spec.K);
+  const bool hadamard = spec.rot == RotationKind::Hadamard && (spec.RS == 64 || spec.RS == 256);
+  if (!hadamard && spec.rot != RotationKind::None)
+    return std::nullopt;
+  // Column c probes channel j = firstChannel + c of the rotated x: without
+  // rotation w is 1 at j; with an exact Hadamard H (entries +-2^-3 or
+  // +-2^-4, H.H = I) w is sqrt(RS) * H[j mod RS] (entries +-1) within j's
+  // rotation block, so that w.H = sqrt(RS) e_j and y[c] = sqrt(RS) * q(x.H)_j
+  // exactly: every activation code and scale shows in y.
+  const std::vector<uint16_t> h = hadamard ? hadamardMatrixBf16(spec.RS) : std::vector<uint16_t>{};
+  std::vector<uint16_t> w(columns.size() * k, 0);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const size_t j = (firstChannel + columns[i]) % k;
+    uint16_t *row = w.data() + i * k;
+    if (!hadamard) {
+      row[j] = 0x3F80; // 1.0
+      continue;
+    }
+    const size_t rs = size_t(spec.RS), base = j / rs * rs;
+    for (size_t t = 0; t < rs; ++t)
+      row[base + t] = (h[(j % rs) * rs + t] & 0x8000) ? 0xBF80 : 0x3F80; // +-1, H's sign
+  }
+  return w;
 }
 
 Result<runtime::SpecLaunch> launchGemm(const CodeObject &code, const KernelSpec &spec,

@@ -20,10 +20,12 @@
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"
+#include "tests/e2e/e2e_inputs.h"
 #include "tests/e2e/e2e_runner.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -61,8 +63,26 @@ struct GemmInputs {
 /// Draws m (1..M, or `forcedM` when > 0), x, R, the weights and the
 /// strides of spec `specIndex`'s run from `seed`; `ok` is false when the
 /// weights could not be prepared.
+/// `everyRow`, when given, replaces the rows' rotation of distributions
+/// (the mutation bench's all-boundary run).
 GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
-                          const ColumnSample &sample, int forcedM = 0);
+                          const ColumnSample &sample, int forcedM = 0,
+                          std::optional<Distribution> everyRow = std::nullopt);
+
+/// Sets the weights of `in` from bf16 rows `w` (one per checked column):
+/// the launch's wq and ws in the spec's layouts, and the checked plain rows.
+/// False when numerics/ cannot quantize them.
+bool setGemmWeights(const KernelSpec &spec, const ColumnSample &sample,
+                    const std::vector<uint16_t> &w, GemmInputs &in);
+
+/// Weights that make y show the quantized activations themselves: column c
+/// reads rotated channel firstChannel + c alone, y[c] = sqrt(RS) * that
+/// channel's dequantized code (exact in bf16). A GEMM's y otherwise hides
+/// an activation code or scale that is slightly off below its bf16 ulp.
+/// Only for rot=none and an exact Hadamard (RS 64 or 256); nullopt otherwise.
+std::optional<std::vector<uint16_t>> gemmProbeWeights(const KernelSpec &spec,
+                                                      const std::vector<size_t> &columns,
+                                                      size_t firstChannel);
 
 /// Launches `code` on a fresh emu device (`device`, with `order` on top),
 /// y poisoned, only the sampled workgroups running.
