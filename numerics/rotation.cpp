@@ -17,8 +17,6 @@ bool isSupportedSize(int rs) {
          std::end(kSupportedRotationSizes);
 }
 
-int hadamardSign(int i, int j) { return (__builtin_popcount(unsigned(i & j)) & 1) ? -1 : 1; }
-
 /// y_block = x_block . R with the MFMA summation order (see rotation.h);
 /// R(in, out) is r[in * inStride + out * outStride].
 void matrixRotateBlock(const uint16_t *x, const uint16_t *r, size_t inStride, size_t outStride,
@@ -37,6 +35,8 @@ void matrixRotateBlock(const uint16_t *x, const uint16_t *r, size_t inStride, si
 
 
 } // namespace
+
+int hadamardSign(int i, int j) { return (__builtin_popcount(unsigned(i & j)) & 1) ? -1 : 1; }
 
 void butterflyRotateBlock(const uint16_t *x, int rs, float *y) {
   for (int i = 0; i < rs; ++i)

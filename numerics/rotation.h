@@ -45,6 +45,8 @@ float hadamardNormF32(int rs);
 /// Sylvester-order butterfly (stage h = 1, 2, ..., rs/2), then the f32 norm.
 /// The stage order is the definition the kernel and the host path follow.
 void butterflyRotateBlock(const uint16_t *x, int rs, float *y);
+/// The sign of Sylvester Hadamard entry (i, j): (-1)^popcount(i & j).
+int hadamardSign(int i, int j);
 /// Sylvester Hadamard matrix, entry (i, j) = (-1)^popcount(i & j) / sqrt(rs),
 /// each entry rounded to bf16 (the matrix the MFMA path multiplies by).
 std::vector<uint16_t> hadamardMatrixBf16(int rs);

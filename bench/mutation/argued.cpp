@@ -18,14 +18,15 @@ const std::vector<ArguedKind> &arguedKinds() {
        "the value's width (the scaled MFMA reads one byte of its scale operands; v_and_or_b32 "
        "of v << 24 has no bit 23; a 32- and a 16-bit or an arithmetic and a logical shift by 8 "
        "agree on the byte an SDWA BYTE select keeps; a v_bitop3 row that needs bits where "
-       "two operands are disjoint masks, or where they hold the same bits). A demanded-bits data flow over the kernel (LLVM's DemandedBits on "
-       "the machine code) would prove these"},
+       "two operands are disjoint masks, or where they hold the same bits). A demanded-bits "
+       "data flow over the kernel (LLVM's DemandedBits on the machine code) would prove "
+       "these"},
       {"non-negative",
        "a sign modifier (abs, neg) or a max3 operand's sign on a value that is >= 0 or NaN by "
        "construction: a block maximum built from |x| terms, a cndmask of such maxima or of "
        "non-negative constants, the MoE sorter's counts, offsets and search positions (integers "
-       "below 2^31, whose bit 31 abs clears and is 0 already); for b >= 0, max3(a, -b, b) = max3(a, b, b) and |b| = b, and a "
-       "NaN stays a NaN whose sign no later instruction reads (the NaN test v_cmp_o and the "
+       "below 2^31, whose bit 31 abs clears and is 0 already); for b >= 0, max3(a, -b, b) = "
+       "max3(a, b, b) and |b| = b, and a NaN stays a NaN whose sign no later instruction reads (the NaN test v_cmp_o and the "
        "scale byte 0xFF). A sign-bit range analysis would prove these"},
       {"same-block-element",
        "a max3 operand replaced by another register holding an element of the same 32-block "

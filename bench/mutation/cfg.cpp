@@ -1,6 +1,7 @@
 //===- cfg.cpp - The control-flow graph of a kernel's instructions --------===//
 
 #include "bench/mutation/cfg.h"
+
 #include "bench/mutation/text.h"
 
 #include <map>

@@ -1,6 +1,7 @@
 //===- encoding_fields.cpp - Where an instruction's operands sit in its bits ===//
 
 #include "bench/mutation/encoding_fields.h"
+
 #include "bench/mutation/text.h"
 
 namespace mxf::mutation {

@@ -1,9 +1,9 @@
 //===- equivalence.cpp - Mutants that provably change nothing -------------===//
 
 #include "bench/mutation/equivalence.h"
-#include "bench/mutation/text.h"
 
 #include "bench/mutation/encoding_fields.h"
+#include "bench/mutation/text.h"
 
 #include "emulator/emulator.h"
 #include "emulator/program.h"

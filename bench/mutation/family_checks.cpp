@@ -379,7 +379,7 @@ Result<std::unique_ptr<FamilyCheck>> makeGemm(const KernelSpec &spec, uint64_t s
       const std::optional<std::vector<uint16_t>> probe =
           e2e::gemmProbeWeights(spec, run.inputs.columns, *plan.probeChannel);
       if (!probe)
-        break; // a rotation probe weights cannot see through: the mixed runs only
+        continue; // a rotation probe weights cannot see through: no probe run
       run.inputs.ok = e2e::setGemmWeights(spec, run.sample, *probe, run.inputs);
     }
     if (!run.inputs.ok)

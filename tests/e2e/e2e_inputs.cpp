@@ -213,9 +213,9 @@ void fillNonFinite(const KernelSpec &spec, std::vector<uint16_t> &row, std::mt19
   // and FP4/FP6 have no NaN: a NaN element becomes +-max by its sign
   // (GFX950_SEMANTICS.md C1). The f32 butterfly's adds may be commuted by
   // LLVM (fadd is commutative) or rewritten with a sign modifier, either of
-  // which picks a NaN of another sign, so the
-  // butterfly's NaN codes are not defined by numerics/ and its rows get only
-  // the finite huge values (one per block, so that no sum overflows).
+  // which picks a NaN of another sign, so the butterfly's NaN codes are not
+  // defined by numerics/ and its rows get only the finite huge values (one
+  // per block, so that no sum overflows).
   const bool nanSignDefined = spec.rot != RotationKind::HadamardButterfly;
   bool any = false;
   for (size_t u = 0; u < row.size() / unit; ++u) {
@@ -248,9 +248,9 @@ void fillNonFinite(const KernelSpec &spec, std::vector<uint16_t> &row, std::mt19
         // [1.75 * 2^127, Inf] with c in [1.75 * 2^127 / sqrt(RS), ...].
         const double root = std::sqrt(double(spec.RS));
         const uint16_t c = f32ToBf16(float(std::ldexp(uniform(rng, 1.75, 2.0), 127) / root));
-        const unsigned r = unsigned(at);
+        const size_t r = at;
         for (size_t j = 0; j < unit; ++j)
-          p[j] = withSign(c, (__builtin_popcount(unsigned(j) & r) & 1) != 0);
+          p[j] = withSign(c, hadamardSign(int(r), int(j)) < 0);
       } else {
         p[at] = 0x7F7F; // bf16's largest finite value
       }

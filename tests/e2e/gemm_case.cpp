@@ -146,7 +146,6 @@ std::optional<std::vector<uint16_t>> gemmProbeWeights(const KernelSpec &spec,
   // +-2^-4, H.H = I) w is sqrt(RS) * H[j mod RS] (entries +-1) within j's
   // rotation block, so that w.H = sqrt(RS) e_j and y[c] = sqrt(RS) * q(x.H)_j
   // exactly: every activation code and scale shows in y.
-  const std::vector<uint16_t> h = hadamard ? hadamardMatrixBf16(spec.RS) : std::vector<uint16_t>{};
   std::vector<uint16_t> w(columns.size() * k, 0);
   for (size_t i = 0; i < columns.size(); ++i) {
     const size_t j = (firstChannel + columns[i]) % k;
@@ -157,7 +156,7 @@ std::optional<std::vector<uint16_t>> gemmProbeWeights(const KernelSpec &spec,
     }
     const size_t rs = size_t(spec.RS), base = j / rs * rs;
     for (size_t t = 0; t < rs; ++t)
-      row[base + t] = (h[(j % rs) * rs + t] & 0x8000) ? 0xBF80 : 0x3F80; // +-1, H's sign
+      row[base + t] = hadamardSign(int(j % rs), int(t)) > 0 ? 0x3F80 : 0xBF80; // +-1
   }
   return w;
 }
@@ -248,7 +247,9 @@ std::string compareGemmY(const std::vector<uint8_t> &got, const std::vector<uint
   // default NaN is negative): a y that is NaN where numerics/ says NaN is
   // right whatever its bits. Only in the N columns of a row: the stride
   // gaps must keep the poison byte for byte.
-  auto isNan = [](uint8_t lo, uint8_t hi) { return (hi & 0x7F) == 0x7F && (lo & 0x80) && (lo & 0x7F); };
+  auto isNan = [](uint8_t lo, uint8_t hi) {
+    return (hi & 0x7F) == 0x7F && (lo & 0x80) && (lo & 0x7F);
+  };
   auto bothNan = [&](size_t i) {
     return i / 2 % rowElements < columns && isNan(got[i], got[i + 1]) &&
            isNan(expected[i], expected[i + 1]);

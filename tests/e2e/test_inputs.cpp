@@ -208,7 +208,8 @@ TEST(E2eInputs, FiniteDistributionsAreFinite) {
 // an infinity and a maximum at or above 1.75 * 2^127 (scale=even's rounding
 // carries into exponent 255) each appear, and most blocks stay finite.
 TEST(E2eInputs, NonFiniteRowsReachEverySpecialCase) {
-  std::mt19937_64 rng = runEngine(testing::testSeed("E2eInputs.NonFiniteRowsReachEverySpecialCase"), 0);
+  std::mt19937_64 rng =
+      runEngine(testing::testSeed("E2eInputs.NonFiniteRowsReachEverySpecialCase"), 0);
   for (int rs : {0, 64, 128}) {
     const KernelSpec spec = specOf(4096, rs, rs ? RotationKind::Hadamard : RotationKind::None);
     size_t nans = 0, infs = 0, huge = 0, finite = 0;
@@ -258,11 +259,12 @@ TEST(E2eCheck, GemmYNanSignsMatchOnlyInsideRows) {
   };
   // Two rows of 3 columns at a stride of 4 (one gap element per row).
   const std::vector<uint8_t> expected = image({0x3F80, 0xFFC0, 0x7FC1, 0xFFFF, 0, 1, 2, 0xFFFF});
-  EXPECT_EQ(compareGemmY(image({0x3F80, 0x7FC0, 0xFFC0, 0xFFFF, 0, 1, 2, 0xFFFF}), expected, 4, 3), "");
-  EXPECT_NE(compareGemmY(image({0x3F80, 0x7FC0, 0xFFC0, 0x7FC0, 0, 1, 2, 0xFFFF}), expected, 4, 3), "")
+  auto compare = [&](std::vector<uint16_t> got) { return compareGemmY(image(got), expected, 4, 3); };
+  EXPECT_EQ(compare({0x3F80, 0x7FC0, 0xFFC0, 0xFFFF, 0, 1, 2, 0xFFFF}), "");
+  EXPECT_NE(compare({0x3F80, 0x7FC0, 0xFFC0, 0x7FC0, 0, 1, 2, 0xFFFF}), "")
       << "a NaN of another sign in a stride gap";
-  EXPECT_NE(compareGemmY(image({0x3F80, 0x7FC0, 0x7FC1, 0xFFFF, 0, 1, 3, 0xFFFF}), expected, 4, 3), "");
-  EXPECT_NE(compareGemmY(image({0x7FC0, 0xFFC0, 0x7FC1, 0xFFFF, 0, 1, 2, 0xFFFF}), expected, 4, 3), "");
+  EXPECT_NE(compare({0x3F80, 0x7FC0, 0x7FC1, 0xFFFF, 0, 1, 3, 0xFFFF}), "");
+  EXPECT_NE(compare({0x7FC0, 0xFFC0, 0x7FC1, 0xFFFF, 0, 1, 2, 0xFFFF}), "");
 }
 
 TEST(E2eCheck, ShuffledImageAndPlantedMismatch) {
