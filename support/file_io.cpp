@@ -52,27 +52,65 @@ void splitPath(const std::string &path, std::string &directory, std::string &nam
 
 } // namespace
 
-Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t maxBytes) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
-  // forever; it is refused below as not a regular file, and on a regular
-  // file the flag changes nothing.
+Result<ReadOnlyFile> ReadOnlyFile::open(const std::string &path) {
+  using R = Result<ReadOnlyFile>;
+  // stat first: open(2) itself is what blocks on a FIFO (until a writer
+  // comes) or acts on a device, so those never reach it.
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return R::failure(path + ": cannot open: " + errnoText(errno));
+  if (!S_ISREG(info.st_mode))
+    return R::failure(path + ": not a regular file");
+  // O_NONBLOCK: a FIFO put in the file's place after the stat is still not
+  // waited on; it is refused by the fstat below. On a regular file the flag
+  // changes nothing.
   int fd;
   do
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    return Result<std::vector<uint8_t>>::failure(path + ": cannot open: " + errnoText(errno));
-  FileDescriptor file(fd);
-  struct stat info;
+    return R::failure(path + ": cannot open: " + errnoText(errno));
+  ReadOnlyFile file;
+  file.fd_ = fd;
   if (::fstat(fd, &info) != 0)
-    return Result<std::vector<uint8_t>>::failure(path + ": cannot stat: " + errnoText(errno));
+    return R::failure(path + ": cannot stat: " + errnoText(errno));
   if (!S_ISREG(info.st_mode))
-    return Result<std::vector<uint8_t>>::failure(path + ": not a regular file");
-  if (uint64_t(info.st_size) > maxBytes)
+    return R::failure(path + ": not a regular file");
+  file.size_ = uint64_t(info.st_size);
+  return file;
+}
+
+ReadOnlyFile::ReadOnlyFile(ReadOnlyFile &&other) noexcept : fd_(other.fd_), size_(other.size_) {
+  other.fd_ = -1;
+}
+
+ReadOnlyFile &ReadOnlyFile::operator=(ReadOnlyFile &&other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0)
+      ::close(fd_);
+    fd_ = other.fd_;
+    size_ = other.size_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+ReadOnlyFile::~ReadOnlyFile() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t maxBytes) {
+  Result<ReadOnlyFile> opened = ReadOnlyFile::open(path);
+  if (!opened.ok())
+    return opened.status();
+  const int fd = opened.value().fd();
+  const uint64_t size = opened.value().size();
+  if (size > maxBytes)
     return Result<std::vector<uint8_t>>::failure(
-        path + ": " + std::to_string(info.st_size) + " bytes, more than the limit of " +
+        path + ": " + std::to_string(size) + " bytes, more than the limit of " +
         std::to_string(maxBytes));
-  std::vector<uint8_t> bytes(size_t(info.st_size));
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
@@ -95,7 +133,7 @@ Result<std::vector<uint8_t>> readFileBytes(const std::string &path, uint64_t max
   while (more < 0 && errno == EINTR);
   if (more > 0)
     return Result<std::vector<uint8_t>>::failure(
-        path + ": holds more bytes than the " + std::to_string(info.st_size) +
+        path + ": holds more bytes than the " + std::to_string(size) +
         " its size reports (a /proc or /sys file?); mxforge reads regular files of known size");
   return bytes;
 }

@@ -20,6 +20,34 @@
 
 namespace mxf {
 
+/// A regular file open for reading; closes its descriptor when destroyed.
+/// Every reader of a user's file starts here (whole-file reads below,
+/// safetensors' mapping), so that none can block or read without bound.
+class ReadOnlyFile {
+public:
+  /// Opens `path` only if it is a regular file (symlinks followed). A FIFO,
+  /// device, socket or directory is refused by stat(2) before any open(2)
+  /// (opening a FIFO for reading waits for a writer forever; opening a
+  /// device can have effects), and the open itself does not block, so a
+  /// FIFO swapped in between is refused too. The message starts with the
+  /// path: "<path>: not a regular file" (and the kind).
+  static Result<ReadOnlyFile> open(const std::string &path);
+  ReadOnlyFile() = default;
+  ReadOnlyFile(ReadOnlyFile &&other) noexcept;
+  ReadOnlyFile &operator=(ReadOnlyFile &&other) noexcept;
+  ReadOnlyFile(const ReadOnlyFile &) = delete;
+  ReadOnlyFile &operator=(const ReadOnlyFile &) = delete;
+  ~ReadOnlyFile();
+
+  int fd() const { return fd_; }
+  /// The size fstat(2) reported when it was opened.
+  uint64_t size() const { return size_; }
+
+private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 /// Reads all of `path`. Fails (naming the path and the reason) when it is
 /// missing, not a regular file, unreadable, or larger than `maxBytes`.
 Result<std::vector<uint8_t>> readFileBytes(const std::string &path,

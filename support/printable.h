@@ -16,6 +16,11 @@ namespace mxf {
 
 std::string printable(std::string_view text);
 
+/// True if `text` is well-formed UTF-8 (RFC 3629: no overlong forms,
+/// surrogates or code points past U+10FFFF). JSON is UTF-8 by definition;
+/// a name read from a header that is not would make files others refuse.
+bool isValidUtf8(std::string_view text);
+
 /// `text` as one file name: every byte but [A-Za-z0-9._-] becomes '_' (IR
 /// dump names, extracted kernels' files).
 std::string fileNameSafe(std::string_view text);

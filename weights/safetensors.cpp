@@ -2,15 +2,14 @@
 
 #include "weights/safetensors.h"
 
+#include "support/file_io.h"
 #include "support/json.h"
+#include "support/printable.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace mxf::weights {
 namespace {
@@ -38,7 +37,7 @@ bool mulChecked(uint64_t a, uint64_t b, uint64_t &out) {
 
 Status parseTensor(const std::string &file, const std::string &name, const json::Value &entry,
                    uint64_t dataSize, TensorInfo &out) {
-  const std::string where = file + ": tensor '" + name + "': ";
+  const std::string where = file + ": tensor '" + printable(name) + "': ";
   if (!entry.isObject())
     return Status::failure(where + "header entry is " + json::kindName(entry.kind) +
                            ", not an object");
@@ -125,13 +124,21 @@ Result<SafetensorsHeader> parseSafetensorsHeader(const uint8_t *bytes, uint64_t 
   header.dataStart = 8 + headerBytes;
   const uint64_t dataSize = fileSize - header.dataStart;
   for (const auto &[name, value] : root.value().members) {
+    // The reader takes bytes as they are; a name that is not UTF-8 would be
+    // copied into output headers that UTF-8 readers (Python's) refuse.
+    if (!isValidUtf8(name))
+      return Result<SafetensorsHeader>::failure(file + ": tensor '" + printable(name) +
+                                                "': the name is not UTF-8");
     if (name == "__metadata__") {
       if (!value.isObject())
         return Result<SafetensorsHeader>::failure(file + ": __metadata__ is not an object");
       for (const auto &[key, text] : value.members) {
         if (!text.isString())
-          return Result<SafetensorsHeader>::failure(file + ": __metadata__ value of \"" + key +
-                                                    "\" is not a string");
+          return Result<SafetensorsHeader>::failure(file + ": __metadata__ value of \"" +
+                                                    printable(key) + "\" is not a string");
+        if (!isValidUtf8(key) || !isValidUtf8(text.text))
+          return Result<SafetensorsHeader>::failure(file + ": __metadata__ entry \"" +
+                                                    printable(key) + "\" is not UTF-8");
         header.metadata.emplace_back(key, text.text);
       }
       continue;
@@ -148,14 +155,14 @@ Result<SafetensorsHeader> parseSafetensorsHeader(const uint8_t *bytes, uint64_t 
   uint64_t expected = 0;
   for (const TensorInfo &t : header.tensors) {
     if (t.begin < expected)
-      return Result<SafetensorsHeader>::failure(file + ": tensor '" + t.name +
+      return Result<SafetensorsHeader>::failure(file + ": tensor '" + printable(t.name) +
                                                 "' overlaps the tensor before it (data_offsets "
                                                 "begin " + std::to_string(t.begin) + " < " +
                                                 std::to_string(expected) + ")");
     if (t.begin > expected)
       return Result<SafetensorsHeader>::failure(
           file + ": data bytes " + std::to_string(expected) + ".." + std::to_string(t.begin) +
-          " before tensor '" + t.name + "' belong to no tensor");
+          " before tensor '" + printable(t.name) + "' belong to no tensor");
     expected = t.end;
   }
   if (expected != dataSize)
@@ -175,20 +182,16 @@ struct SafetensorsFile::Mapping {
 };
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Result<SafetensorsFile>::failure(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Result<SafetensorsFile>::failure(path + ": not a regular file");
-  }
+  // A FIFO or device named *.safetensors is refused, never waited on.
+  Result<ReadOnlyFile> opened = ReadOnlyFile::open(path);
+  if (!opened.ok())
+    return opened.status();
   auto mapping = std::make_shared<Mapping>();
-  mapping->size = size_t(st.st_size);
-  if (mapping->size > 0)
-    mapping->address = mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  mapping->size = size_t(opened.value().size());
+  if (mapping->size > 0) // the mapping outlives the descriptor
+    mapping->address =
+        mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, opened.value().fd(), 0);
   const int mapError = errno;
-  ::close(fd);
   if (mapping->size > 0 && mapping->address == MAP_FAILED)
     return Result<SafetensorsFile>::failure(path + ": cannot map: " + std::strerror(mapError));
   static const uint8_t kEmpty[8] = {};
@@ -209,14 +212,16 @@ Result<SafetensorsFile> SafetensorsFile::fromBytes(const uint8_t *bytes, size_t 
   file.path_ = name;
   file.base_ = bytes;
   file.header_ = std::move(header.value());
+  // Names are unique (the JSON reader refuses duplicate keys).
+  file.byName_.reserve(file.header_.tensors.size());
+  for (size_t i = 0; i < file.header_.tensors.size(); ++i)
+    file.byName_.emplace(file.header_.tensors[i].name, i);
   return file;
 }
 
 const TensorInfo *SafetensorsFile::find(std::string_view name) const {
-  for (const TensorInfo &t : header_.tensors)
-    if (t.name == name)
-      return &t;
-  return nullptr;
+  auto found = byName_.find(std::string(name));
+  return found == byName_.end() ? nullptr : &header_.tensors[found->second];
 }
 
 Result<SafetensorsPlan> planSafetensors(const std::vector<PlannedTensor> &tensors,

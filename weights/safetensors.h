@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,8 @@ private:
   std::shared_ptr<Mapping> mapping_;
   const uint8_t *base_ = nullptr;
   SafetensorsHeader header_;
+  // find() by hash: callers look up every tensor of 200,000-tensor headers.
+  std::unordered_map<std::string, size_t> byName_; // index into header_.tensors
 };
 
 /// One tensor of a file to write; its bytes are written by the caller into

@@ -21,6 +21,7 @@
 #include "spec/reference_problem.h"
 #include "support/file_io.h"
 #include "support/output_files.h"
+#include "support/printable.h"
 #include "support/version.h"
 #include "tools/mxforge/quantize_check.h"
 #include "tools/mxforge/quantize_config.h"
@@ -39,6 +40,7 @@
 #include <optional>
 #include <set>
 #include <sys/stat.h>
+#include <unordered_map>
 
 namespace mxf::cli {
 namespace {
@@ -422,9 +424,10 @@ struct ConfigPlan {
   std::string note;                        // said after the summary
 };
 
-bool isRegularFile(const std::string &path) {
+/// Whether something (of any kind, links followed) is at `path`.
+bool exists(const std::string &path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path.c_str(), &st) == 0;
 }
 
 bool sameDirectory(const std::string &a, const std::string &b) {
@@ -436,7 +439,10 @@ bool sameDirectory(const std::string &a, const std::string &b) {
 Result<ConfigPlan> planConfig(const QuantizeOptions &options, bool sharded) {
   ConfigPlan plan;
   const std::string candidate = joinPath(dirName(options.in), "config.json");
-  if (isRegularFile(candidate)) {
+  // A config.json that is not a regular file (a FIFO, a directory) is an
+  // error from readFileBytes, not taken for none: the output would silently
+  // lack the model's config.
+  if (exists(candidate)) {
     Result<std::vector<uint8_t>> bytes = readFileBytes(candidate, uint64_t(64) << 20);
     if (!bytes.ok())
       return bytes.status();
@@ -538,19 +544,25 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
       return file.status();
     s.file = std::move(file.value());
   }
-  if (index) { // the index and the shards must agree
+  if (index) { // the index and the shards must agree, in linear time
     const json::Value *map = index->root.find("weight_map");
+    std::unordered_map<std::string_view, const Shard *> shardByName;
+    for (const Shard &s : shards)
+      shardByName.emplace(s.fileName, &s);
+    std::unordered_map<std::string_view, std::string_view> shardOfTensor;
+    shardOfTensor.reserve(map->members.size());
     for (const auto &[name, file] : map->members) {
-      for (const Shard &s : shards)
-        if (s.fileName == file.text && !s.file.find(name))
-          return Status::failure(options.in + ": weight_map puts '" + name + "' in " + file.text +
-                                 ", which has no such tensor");
+      shardOfTensor.emplace(name, file.text);
+      const Shard *shard = shardByName.at(file.text); // every named shard was opened
+      if (!shard->file.find(name))
+        return Status::failure(options.in + ": weight_map puts '" + printable(name) + "' in " +
+                               printable(file.text) + ", which has no such tensor");
     }
     for (const Shard &s : shards)
       for (const TensorInfo &t : s.file.tensors()) {
-        const json::Value *entry = map->find(t.name);
-        if (!entry || entry->text != s.fileName)
-          return Status::failure(s.inputPath + ": tensor '" + t.name +
+        auto entry = shardOfTensor.find(t.name);
+        if (entry == shardOfTensor.end() || entry->second != s.fileName)
+          return Status::failure(s.inputPath + ": tensor '" + printable(t.name) +
                                  "' is not in the index's weight_map for this shard");
       }
   }
