@@ -10,6 +10,7 @@
 
 #include "compiler/cache/cache_entry.h"
 #include "support/file_io.h"
+#include "support/file_trust.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -106,20 +107,32 @@ CacheEntryInfo inspectEntry(const std::string &directory, const std::string &nam
     info.problem = "the file name is not a cache key (64 hex digits)";
     return info;
   }
+  // Decoded even when untrusted (reading runs nothing), so `ls` shows what
+  // it claims to be; who may change it is the problem verify reports first.
+  const std::string untrusted = untrustedBecause(status);
   Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxCacheEntryBytes);
-  if (!bytes.ok()) {
-    info.problem = bytes.error();
-    return info;
-  }
   Result<CodeObject> object =
-      decodeCacheEntry(bytes.value().data(), bytes.value().size(), *key, /*expectedSpec=*/"");
-  if (!object.ok()) {
+      bytes.ok() ? decodeCacheEntry(bytes.value().data(), bytes.value().size(), *key,
+                                    /*expectedSpec=*/"")
+                 : Result<CodeObject>::failure(bytes.error());
+  if (object.ok()) {
+    info.spec = object.value().spec;
+    info.kernel = object.value().kernel.name;
+  } else {
     info.problem = object.error();
-    return info;
   }
-  info.spec = object.value().spec;
-  info.kernel = object.value().kernel.name;
+  if (!untrusted.empty()) {
+    info.problem = untrusted;
+    info.untrusted = true;
+  }
   return info;
+}
+
+/// True if this user owns `path` (not following a link): what clear and
+/// removeDamaged may delete. Another user's file is theirs, wherever it is.
+bool ownedByThisUser(const std::string &path) {
+  struct stat status;
+  return ::lstat(path.c_str(), &status) == 0 && status.st_uid == ::geteuid();
 }
 
 /// Removes a file or an empty directory; one that is gone already counts.
@@ -187,7 +200,8 @@ Result<uint64_t> DiskCache::clear() const {
     const std::string path = directory_ + "/" + name;
     struct stat status;
     // A directory named like an entry is no file of ours to delete.
-    if (::lstat(path.c_str(), &status) != 0 || S_ISDIR(status.st_mode))
+    if (::lstat(path.c_str(), &status) != 0 || S_ISDIR(status.st_mode) ||
+        status.st_uid != ::geteuid())
       continue;
     // Another process may be writing it right now: removing it would fail
     // that store (a miss there, not a reason to lose anything, but noise).
@@ -214,7 +228,7 @@ Result<std::vector<CacheEntryInfo>> DiskCache::removeDamaged() const {
     bool isDirectory = ::lstat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
     // A directory that is not empty stays (removed = false): deleting a tree
     // we did not create is the user's call.
-    info.removed = removePath(path, isDirectory).ok();
+    info.removed = ownedByThisUser(path) && removePath(path, isDirectory).ok();
     damaged.push_back(std::move(info));
   }
   return damaged;

@@ -9,6 +9,7 @@
 
 #include "compiler/cache/cache_entry.h"
 #include "support/file_io.h"
+#include "support/file_trust.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -64,9 +65,41 @@ void DiskCache::warnOnce(const std::string &what, const std::string &message) {
   warn_(message);
 }
 
+Status DiskCache::checkDirectoryTrust() const {
+  struct stat info;
+  // Missing (or a path through a regular file): nothing to trust or to
+  // distrust yet; loads miss and the first store creates it private.
+  if (::stat(directory_.c_str(), &info) != 0 && (errno == ENOENT || errno == ENOTDIR))
+    return Status::success();
+  return checkTrusted(directory_);
+}
+
+void DiskCache::distrust(const std::string &reason) {
+  std::string message;
+  {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    if (distrustReason_.empty())
+      distrustReason_ = reason;
+    message = "cache directory " + directory_ + " is not trusted (" + distrustReason_ +
+              "); compiling without the cache (the directory and its entries must belong to "
+              "this user and not be writable by group or others)";
+  }
+  trusted_.store(false);
+  // Keys are 64 hex digits, so this tag cannot be one.
+  warnOnce("<untrusted>", message);
+}
+
 CacheLoad DiskCache::load(const Sha256Digest &key, const std::string &canonicalSpec) {
   const std::string path = entryPath(key);
   CacheLoad result;
+  // An untrusted cache is never read: whoever else can write it could have
+  // planted an entry, digest and all.
+  if (!trusted_.load())
+    return result;
+  if (Status directory = checkDirectoryTrust(); !directory.ok()) {
+    distrust(directory.message());
+    return result;
+  }
   auto reject = [&](std::string problem, const std::string &warning) {
     warnOnce(key.hex(), warning);
     result.outcome = CacheLoadOutcome::Rejected;
@@ -96,6 +129,13 @@ CacheLoad DiskCache::load(const Sha256Digest &key, const std::string &canonicalS
   }
   if (!S_ISREG(info.st_mode))
     return rejectDamaged("not a regular file");
+  if (std::string why = untrustedBecause(info); !why.empty()) {
+    // Not ours to replace or delete: the whole cache goes off instead.
+    distrust("cache entry " + path + " " + why);
+    result.outcome = CacheLoadOutcome::Rejected;
+    result.problem = why;
+    return result;
+  }
 
   Result<std::vector<uint8_t>> bytes = readFileBytes(path, kMaxCacheEntryBytes);
   if (!bytes.ok()) {
@@ -129,13 +169,23 @@ Status DiskCache::disableStores(const std::string &reason) {
 }
 
 Status DiskCache::store(const Sha256Digest &key, const CodeObject &object) {
+  if (!trusted_.load()) {
+    std::lock_guard<std::mutex> lock(warnedMutex_);
+    return Status::failure("cache directory " + directory_ + " is not trusted (" +
+                           distrustReason_ + ")");
+  }
   if (!writable_.load()) {
     std::lock_guard<std::mutex> lock(warnedMutex_);
     return Status::failure(storeFailure_);
   }
-  Status directory = createDirectories(directory_);
+  Status directory = createPrivateDirectories(directory_);
   if (!directory.ok())
     return disableStores(directory.message());
+  // It may have been there before, made by someone else.
+  if (Status trust = checkDirectoryTrust(); !trust.ok()) {
+    distrust(trust.message());
+    return trust;
+  }
 
   // rename(2) cannot replace a directory. An empty one (load() normally
   // removed it already) goes; a non-empty one blocks this key only, and is
@@ -148,7 +198,16 @@ Status DiskCache::store(const Sha256Digest &key, const CodeObject &object) {
     return Status::failure("cache entry " + path + " is a directory that is not empty");
   }
 
-  Status written = writeFileAtomically(path, encodeCacheEntry(key, object));
+  // Staged, made 0600 (whatever the umask), then renamed into place.
+  const std::vector<uint8_t> bytes = encodeCacheEntry(key, object);
+  Status written = [&]() -> Status {
+    Result<StagedFile> staged = StagedFile::stage(path, bytes.data(), bytes.size());
+    if (!staged.ok())
+      return staged.status();
+    if (::chmod(staged.value().temporary().c_str(), kPrivateFileMode) != 0)
+      return Status::failure(path + ": cannot set mode 0600: " + std::strerror(errno));
+    return staged.value().commit();
+  }();
   if (written.ok())
     return Status::success();
   // Only a directory that cannot be written at all turns stores off. Any

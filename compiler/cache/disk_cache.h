@@ -11,7 +11,13 @@
 //    which replaces it;
 //  - a directory that cannot be written (read-only, full, not a directory)
 //    makes store() fail; the first such failure is reported once per
-//    DiskCache and later stores are skipped: compiling continues uncached.
+//    DiskCache and later stores are skipped: compiling continues uncached;
+//  - it trusts only its owner, as ssh and git do (support/file_trust.h):
+//    the directory and every entry read must belong to the running user and
+//    not be writable by group or others. Otherwise the whole cache is off
+//    for this DiskCache (one warning naming the path, owner and mode): no
+//    load hits, nothing is stored, nothing of anyone else is removed. What
+//    store() creates is private: directories 0700, entries 0600.
 // Plain C++ (no LLVM, no MLIR): the CLI's `mxforge cache` uses it directly.
 //
 //===----------------------------------------------------------------------===//
@@ -85,6 +91,9 @@ struct CacheEntryInfo {
   std::string problem;
   /// Set by removeDamaged() for the damaged entries it removed.
   bool removed = false;
+  /// `problem` is about who may change the entry (another owner, or group
+  /// or others may write it), not its bytes.
+  bool untrusted = false;
 };
 
 struct CacheStats {
@@ -117,6 +126,14 @@ public:
 
   /// False once a store has failed.
   bool writable() const { return writable_.load(); }
+  /// False once the directory or an entry was found untrusted (see the file
+  /// comment): loads miss and stores fail from then on.
+  bool trusted() const { return trusted_.load(); }
+
+  /// The directory against the owner rule: fine when it does not exist yet
+  /// (the first store creates it 0700); else "<dir> is owned by uid N ..."
+  /// or "<dir> has mode 0777 ...: writable by group and others".
+  Status checkDirectoryTrust() const;
 
   /// Every entry (`*.mxfc`, temporaries excluded), sorted by file name.
   /// Each is read so that `spec` and `kernel` are filled when it decodes;
@@ -124,25 +141,30 @@ public:
   /// cannot be read (a missing one lists as empty).
   Result<std::vector<CacheEntryInfo>> list(bool verify) const;
   Result<CacheStats> stats() const;
-  /// Removes every entry and every leftover temporary; other files are left
-  /// alone. Returns how many files were removed.
+  /// Removes every entry and every leftover temporary that this user owns;
+  /// other files are left alone. Returns how many files were removed.
   Result<uint64_t> clear() const;
   /// Removes the entries that fail verification (an empty directory in an
-  /// entry's place too; a non-empty one stays); returns them all, with
-  /// `removed` set for those that are gone.
+  /// entry's place too; a non-empty one stays, and so does a file of
+  /// another owner); returns them all, with `removed` set for those that
+  /// are gone.
   Result<std::vector<CacheEntryInfo>> removeDamaged() const;
 
 private:
   void warnOnce(const std::string &what, const std::string &message);
   /// Reports the first failed store and turns the later ones off.
   Status disableStores(const std::string &reason);
+  /// Turns the cache off for good (loads miss, stores fail) and warns once.
+  void distrust(const std::string &reason);
 
   std::string directory_;
   CacheWarningHandler warn_;
   std::atomic<bool> writable_{true};
+  std::atomic<bool> trusted_{true};
   std::mutex warnedMutex_;
   std::set<std::string> warned_;
   std::string storeFailure_; // guarded by warnedMutex_
+  std::string distrustReason_; // guarded by warnedMutex_
 };
 
 } // namespace mxf

@@ -115,22 +115,43 @@ int runVerify(const DiskCache &cache, bool remove, llvm::raw_ostream &out,
       if (!info.problem.empty())
         damaged.push_back(std::move(info));
   }
-  size_t removed = 0;
+  size_t removed = 0, untrusted = 0;
   for (const CacheEntryInfo &info : damaged) {
     removed += info.removed;
-    out << (info.removed ? "removed: " : remove ? "could not remove: " : "damaged: ")
+    untrusted += info.untrusted;
+    out << (info.removed  ? "removed: "
+            : remove      ? "could not remove: "
+            : info.untrusted ? "untrusted: "
+                             : "damaged: ")
         << info.fileName << ": " << info.problem << "\n";
   }
+  // The directory is judged by the rule compiles apply (docs/cache.md): an
+  // untrusted one is never read, however healthy its entries.
+  Status directoryTrust = cache.checkDirectoryTrust();
+  if (!directoryTrust.ok())
+    out << "untrusted directory: " << directoryTrust.message() << "\n";
   out << "verified " << checked << (checked == 1 ? " entry" : " entries") << " in "
-      << cache.directory() << ": " << damaged.size() << " damaged";
+      << cache.directory() << ": " << damaged.size() - untrusted << " damaged";
+  if (untrusted)
+    out << ", " << untrusted << " untrusted";
   if (remove)
     out << ", " << removed << " removed";
   out << "\n";
   out.flush();
-  if (damaged.size() > removed)
-    return reportError(err, remove ? "some damaged entries could not be removed"
-                                   : "the cache holds damaged entries; mxforge cache verify "
-                                     "--remove deletes them");
+  if (damaged.size() > removed) {
+    if (remove)
+      return reportError(err, untrusted ? "some damaged or untrusted entries could not be "
+                                          "removed (another user's files are never removed)"
+                                        : "some damaged entries could not be removed");
+    return reportError(err, untrusted ? "the cache holds damaged or untrusted entries; mxforge "
+                                        "cache verify --remove deletes those this user owns"
+                                      : "the cache holds damaged entries; mxforge cache verify "
+                                        "--remove deletes them");
+  }
+  if (!directoryTrust.ok())
+    return reportError(err, "the cache directory is not trusted, so compiles do not use it: "
+                            "it must belong to this user and not be writable by group or "
+                            "others (chmod go-w, or chown)");
   return kExitSuccess;
 }
 
