@@ -5,6 +5,7 @@
 #include "codeobj/hsaco_reader.h"
 #include "codeobj/kernel_summary.h"
 #include "support/file_io.h"
+#include "support/file_trust.h"
 
 #include <sys/stat.h>
 
@@ -44,6 +45,15 @@ Result<CodeObject> applyKernelOverride(const std::string &directory, CodeObject 
                                        "' cannot replace kernel '" + produced.kernel.name +
                                        "': " + why);
   };
+  // Code we launch must come from where only this user can put it (the
+  // cache's rule, support/file_trust.h): the directory and the file.
+  if (Status directoryTrust = checkTrusted(directory); !directoryTrust.ok())
+    return refuse("the directory " + directoryTrust.message() +
+                  ": an override directory must belong to this user and not be writable by "
+                  "group or others");
+  if (std::string why = untrustedBecause(info); !why.empty())
+    return refuse("it " + why + ": an override file must belong to this user and not be "
+                  "writable by group or others");
   Result<std::vector<uint8_t>> bytes = readFileBytes(path);
   if (!bytes.ok())
     return refuse(bytes.error());

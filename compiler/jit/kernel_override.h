@@ -6,6 +6,9 @@
 // (names, kinds, offsets, sizes, kernarg segment) and the same embedded
 // launch record as the kernel it replaces; otherwise it is refused with a
 // message naming the file and the difference, and nothing is launched.
+// Both the directory and the file must belong to the running user and not be
+// writable by group or others (support/file_trust.h): code someone else could
+// have put there is refused, naming the path, its owner and its mode.
 // The kernel it replaces is still produced first (compiled, or read from the
 // disk cache): that is what the override is checked against. Overrides
 // never reach the cache or a bundle.

@@ -15,8 +15,10 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -152,6 +154,64 @@ TEST(JitEnvironment, OverridesThatDoNotMatchAreRefusedByName) {
   refused = produce(kSpec);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().find("it is not a code object"), std::string::npos)
+      << refused.error();
+}
+
+// Issue 34: code someone else could have written is never run. An override
+// directory or file not owned by this user, or writable by group or others,
+// is refused with its path, owner and mode; the same file in a private
+// directory is used. The owner variant needs root (chown to 65534).
+TEST(JitEnvironment, OverridesOthersCouldHaveWrittenAreRefused) {
+  Result<KernelHandle> compiled = produce(kSpec);
+  ASSERT_TRUE(compiled.ok()) << compiled.error();
+  const std::string name = compiled.value()->object.kernel.name;
+  ScratchDir overrides; // mkdtemp: 0700
+  const std::string file = overrides.path + "/" + name + ".hsaco";
+  writeFile(file, compiled.value()->object.hsaco);
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ScopedEnv env("MXFORGE_KERNEL_OVERRIDE_DIR", overrides.path);
+  const std::string refusal =
+      "MXFORGE_KERNEL_OVERRIDE_DIR: '" + file + "' cannot replace kernel '" + name + "': ";
+  const std::string uid = std::to_string(::geteuid());
+  ASSERT_TRUE(produce(kSpec).ok()) << "the control: a private directory and file are used";
+
+  ASSERT_EQ(::chmod(overrides.path.c_str(), 0777), 0);
+  Result<KernelHandle> refused = produce(kSpec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), refusal + "the directory " + overrides.path +
+                                 " has mode 0777 (owned by this user, uid " + uid +
+                                 "): writable by group and others: an override directory must "
+                                 "belong to this user and not be writable by group or others");
+  ASSERT_EQ(::chmod(overrides.path.c_str(), 0700), 0);
+
+  ASSERT_EQ(::chmod(file.c_str(), 0620), 0);
+  refused = produce(kSpec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), refusal + "it has mode 0620 (owned by this user, uid " + uid +
+                                 "): writable by group: an override file must belong to this "
+                                 "user and not be writable by group or others");
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+
+  if (::geteuid() != 0) {
+    std::printf("[ skipped  ] the owner variant: not running as root (uid %s), cannot chown "
+                "the override file to another user\n",
+                uid.c_str());
+    return;
+  }
+  ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+  refused = produce(kSpec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), refusal + "it is owned by uid 65534 (mode 0644), not by this user "
+                                       "(uid 0): an override file must belong to this user and "
+                                       "not be writable by group or others");
+  ASSERT_EQ(::chown(file.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chown(overrides.path.c_str(), 65534, 65534), 0);
+  refused = produce(kSpec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().rfind(refusal + "the directory " + overrides.path +
+                                      " is owned by uid 65534 (mode 0700)",
+                                  0),
+            0u)
       << refused.error();
 }
 
