@@ -40,14 +40,17 @@ void StageDumper::emit(llvm::StringRef name, llvm::StringRef ext, llvm::StringRe
     llvm::sys::path::append(path, fileName);
     // Through the one output path (support/output_files.h): an existing
     // dump is replaced whole or not at all, a device or FIFO in its place is
-    // written, not replaced.
+    // written, not replaced, and a symlink in its place is refused: the
+    // folder may be shared (MXFORGE_DUMP_DIR), and a planted link would
+    // have us overwrite its target outside the folder.
     std::string text;
     {
       llvm::raw_string_ostream stream(text);
       write(stream);
     }
-    Status written = writeOutputFiles(
-        {{"dump file", std::string(path), std::vector<uint8_t>(text.begin(), text.end())}});
+    Status written = writeOutputFiles({{"dump file", std::string(path),
+                                        std::vector<uint8_t>(text.begin(), text.end()),
+                                        ExistingLink::Refuse}});
     if (!written.ok()) {
       error_ = "cannot write dump file '" + std::string(path) + "': " + written.message();
       return;

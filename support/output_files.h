@@ -11,8 +11,14 @@
 //    a FIFO that exists (`-o /dev/stdout`, `-o /dev/null`, a pipe) is opened
 //    and written directly (a FIFO without a reader is an error, not a hang);
 //    a directory, block device or socket is refused;
+//  - a path through a descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N)
+//    is written through that descriptor, whatever it is: `-o /dev/stdout
+//    >> log` appends to log as any program writing to stdout would, and a
+//    regular file behind it is never replaced by a rename;
 //  - a symlink is followed: the file it names is replaced atomically and the
-//    link stays a link; a dangling symlink is refused;
+//    link stays a link; a dangling symlink is refused. Files mxforge names
+//    itself inside a folder (bundle extract, dumps) are the exception: a
+//    link already there is refused, never followed (ExistingLink::Refuse);
 //  - destinations are compared by identity (device and inode when the file
 //    exists, else the real path of its directory plus its name), not by
 //    spelling: two outputs naming one file, or an output naming one of the
@@ -30,10 +36,18 @@
 
 namespace mxf {
 
+/// What an existing symlink at an output's path means.
+enum class ExistingLink {
+  Follow, // a path the user named: the file the link names is written
+  Refuse, // a name mxforge chose inside a folder it fills: a link someone
+          // planted there would redirect the write outside it
+};
+
 struct OutputFile {
   std::string what; // how messages name it: "output q", "the bundle"
   std::string path;
   std::vector<uint8_t> bytes;
+  ExistingLink links = ExistingLink::Follow;
 };
 
 /// Writes all of `outputs` or none of them (see the file comment).

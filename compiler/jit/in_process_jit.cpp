@@ -10,6 +10,7 @@
 #include "support/printable.h"
 
 #include <cstdlib>
+#include <sys/stat.h>
 
 namespace mxf {
 
@@ -38,6 +39,14 @@ JitCompiler inProcessJit(int codeObjectVersion) {
     if (!dumpDir.empty()) {
       Result<KernelSpec> code = codeSpecFor(spec);
       options.dumpDir = dumpDir + "/" + fileNameSafe(kernelName(code.ok() ? code.value() : spec));
+      // The kernel's folder is a name we chose inside a folder others may
+      // write to: a symlink planted there is refused, never followed (the
+      // files in it are refused the same way, compiler/dump.cpp).
+      struct stat info;
+      if (::lstat(options.dumpDir.c_str(), &info) == 0 && S_ISLNK(info.st_mode))
+        return Result<CodeObject>::failure("MXFORGE_DUMP_DIR: " + options.dumpDir +
+                                           " is a symlink; mxforge does not follow links inside "
+                                           "a folder it writes into (remove the link)");
     }
     return compileSpec(spec, options);
   };

@@ -17,6 +17,7 @@
 #include "numerics/rotation.h"
 #include "spec/kernel_spec.h"
 #include "support/file_io.h"
+#include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/text_table.h"
 #include "weights/safetensors.h"
@@ -181,6 +182,23 @@ Result<std::vector<arrays::LayerSamples>> readLayers(const std::string &path, in
   return layers;
 }
 
+/// The files calibrate reads (the samples file, or every .npy of the
+/// samples folder, and --r): no output may be one of them.
+std::vector<std::string> inputFiles(const std::string &samples, const std::string &rotation) {
+  std::vector<std::string> files;
+  std::error_code error;
+  if (fs::is_directory(samples, error)) {
+    for (const fs::directory_entry &entry : fs::directory_iterator(samples, error))
+      if (entry.path().extension() == ".npy")
+        files.push_back(entry.path().string());
+  } else {
+    files.push_back(samples);
+  }
+  if (!rotation.empty())
+    files.push_back(rotation);
+  return files;
+}
+
 Status refuseExisting(const std::string &path, const char *flag, bool force) {
   std::error_code error;
   if (!path.empty() && !force && fs::exists(path, error))
@@ -214,6 +232,18 @@ int calibrateSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   for (const auto &[path, flag] : {std::pair{maskPath, "mask"}, std::pair{tablePath, "table"}})
     if (Status fresh = refuseExisting(path, flag, forceFlag); !fresh.ok())
       return reportError(err, fresh.message());
+  // By identity, links followed, before any work: --force replaces an
+  // output, never the samples or the rotation the command reads.
+  std::vector<std::string> outputPaths, outputWhats;
+  for (const auto &[path, what] : {std::pair{maskPath, "--mask"}, std::pair{tablePath, "--table"}})
+    if (!path.empty()) {
+      outputPaths.push_back(path);
+      outputWhats.push_back(what);
+    }
+  const std::vector<std::string> inputs =
+      inputFiles(samplesFlag, haveRotation ? std::string(rotationFlag) : std::string());
+  if (Status distinct = checkDistinctOutputs(outputPaths, outputWhats, inputs); !distinct.ok())
+    return reportError(err, distinct.message());
 
   std::vector<uint16_t> rotation;
   if (haveRotation) {
@@ -274,18 +304,25 @@ int calibrateSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       << table.render();
   const size_t rotated = size_t(std::count(mask.begin(), mask.end(), 1));
   out << fmt::format("rotate {} of {} layers\n", rotated, mask.size());
+  // Both outputs all or none (support/output_files.h): a path through
+  // /dev/stdout is written through, an existing file replaced whole.
+  std::vector<OutputFile> files;
   if (!maskPath.empty()) {
-    if (Status written = arrays::writeNpy(
-            maskPath, arrays::NpyArray::of<int32_t>({mask.size()}, mask));
-        !written.ok())
-      return reportError(err, "--mask: " + written.message());
+    Result<std::string> bytes =
+        arrays::encodeNpy(arrays::NpyArray::of<int32_t>({mask.size()}, mask));
+    if (!bytes.ok())
+      return reportError(err, "--mask: " + bytes.error());
+    files.push_back({"--mask", maskPath,
+                     std::vector<uint8_t>(bytes.value().begin(), bytes.value().end())});
+  }
+  if (!tablePath.empty())
+    files.push_back({"--table", tablePath, std::vector<uint8_t>(tsv.begin(), tsv.end())});
+  if (Status written = writeOutputFiles(files, inputs); !written.ok())
+    return reportError(err, written.message());
+  if (!maskPath.empty())
     out << "wrote the mask to " << maskPath << "\n";
-  }
-  if (!tablePath.empty()) {
-    if (Status written = writeFileAtomically(tablePath, tsv.data(), tsv.size()); !written.ok())
-      return reportError(err, "--table: " + written.message());
+  if (!tablePath.empty())
     out << "wrote the table to " << tablePath << "\n";
-  }
   return kExitSuccess;
 }
 

@@ -110,15 +110,18 @@ Status checkUserSpec(const std::string &spec) {
   return probe.ok() ? Status::success() : Status::failure("--spec: " + probe.error());
 }
 
+/// --rotation's FILE and TENSOR (empty when not given) of FILE[:TENSOR].
+std::pair<std::string, std::string> splitRotation(const std::string &spec) {
+  const size_t st = spec.find(".safetensors:");
+  if (st == std::string::npos)
+    return {spec, ""};
+  return {spec.substr(0, st + 12), spec.substr(st + 13)};
+}
+
 /// The learned rotation: bf16 bits from a .npy (<u2 as bf16 bit patterns,
 /// or <f4 rounded to bf16) or a safetensors tensor (BF16 or F32).
 Result<std::vector<uint16_t>> readRotation(const std::string &spec) {
-  std::string path = spec, tensor;
-  const size_t st = spec.find(".safetensors:");
-  if (st != std::string::npos) {
-    path = spec.substr(0, st + 12);
-    tensor = spec.substr(st + 13);
-  }
+  const auto [path, tensor] = splitRotation(spec);
   std::vector<uint16_t> out;
   if (endsWith(path, ".npy")) {
     Result<arrays::NpyArray> array = arrays::readNpy(path);
@@ -379,8 +382,17 @@ Result<Index> readIndex(const std::string &path) {
   std::set<std::string> seen;
   for (const auto &[name, file] : map->members) {
     if (!file.isString() || file.text.empty() || file.text.find('/') != std::string::npos)
-      return Result<Index>::failure(path + ": weight_map entry '" + name +
+      return Result<Index>::failure(path + ": weight_map entry '" + printable(name) +
                                     "' must name a shard file in the index's directory");
+    // A NUL ("\u0000") would cut the name where the system reads it: the
+    // shard opened would not be the one the index names.
+    if (file.text.find('\0') != std::string::npos || !isValidUtf8(file.text))
+      return Result<Index>::failure(path + ": weight_map entry '" + printable(name) +
+                                    "' names the shard '" + printable(file.text) + "', " +
+                                    (file.text.find('\0') != std::string::npos
+                                         ? "which holds a NUL byte"
+                                         : "which is not UTF-8") +
+                                    "; a shard must be a plain file name");
     if (seen.insert(file.text).second)
       index.shardNames.push_back(file.text);
   }
@@ -591,6 +603,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
   }
   if (!config.value().inputPath.empty())
     inputs.push_back(config.value().inputPath);
+  if (options.rotation) // the learned R is an input like the checkpoint
+    inputs.push_back(splitRotation(*options.rotation).first);
   for (const std::string &path : outputs)
     if (Status s = checkOutputPath(path, options.force); !s.ok())
       return s;
