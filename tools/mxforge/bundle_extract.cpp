@@ -58,7 +58,8 @@ int runBundleExtract(const ExtractOptions &options, llvm::raw_ostream &out,
     const std::string file = fileNameFor(kernel->kernel.name) + ".hsaco";
     if (written.insert(file).second)
       files.push_back({"code object " + file, options.outputDirectory + "/" + file,
-                       std::vector<uint8_t>(kernel->hsaco, kernel->hsaco + kernel->hsacoSize)});
+                       std::vector<uint8_t>(kernel->hsaco, kernel->hsaco + kernel->hsacoSize),
+                       ExistingLink::Refuse});
     const LaunchRecord &launch = kernel->launch;
     records += kernel->spec + "\t" + printable(kernel->kernel.name) + "\t" + file + "\t" +
                std::to_string(launch.abiVersion) + "\t" + std::to_string(launch.workgroupSize) +
@@ -67,8 +68,10 @@ int runBundleExtract(const ExtractOptions &options, llvm::raw_ostream &out,
                std::to_string(launch.rowPadding) + "\t" + std::to_string(launch.ldsBytes) + "\t" +
                std::to_string(launch.maxRows) + "\n";
   }
+  // Names we chose inside DIR: a symlink already there is refused, never
+  // followed out of it (support/output_files.h).
   files.push_back({"launch_records.tsv", options.outputDirectory + "/launch_records.tsv",
-                   std::vector<uint8_t>(records.begin(), records.end())});
+                   std::vector<uint8_t>(records.begin(), records.end()), ExistingLink::Refuse});
   if (Status done = writeOutputFiles(files, {options.bundle}); !done.ok())
     return reportError(err, done.message());
   out << "extracted " << entries.size() << (entries.size() == 1 ? " kernel" : " kernels") << " ("
