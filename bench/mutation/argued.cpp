@@ -71,6 +71,20 @@ const std::vector<ArguedKind> &arguedKinds() {
        "an EXEC restore at a loop's exit turned into another SALU op: the loop leaves EXEC "
        "0, and the next instruction restores the enclosing mask, saved before the loop, "
        "which contains every lane of the inner one"},
+      {"scc-set",
+       "s_mov turned into its conditional form s_cmov where SCC is 1 on every path, so it "
+       "still moves: the MoE sorter's binary-search bound E + 1 follows s_lshl_b64 of "
+       "(32 m + 480) >> 9 by 11, nonzero for every m >= 1 (grid y is ceil(m / 16), so no "
+       "workgroup runs at m = 0), and only s_mov and VALU instructions lie between. An SCC "
+       "value analysis over the SALU code would prove it"},
+      {"mask-inside",
+       "an EXEC restore after an if turned into s_subb_u32 exec_lo, exec_lo, s_lo of the "
+       "saved mask, where the next instruction ANDs EXEC with a mask inside the if's: the "
+       "wave is full at the if's s_and_saveexec (saved mask all ones) and the if holds no "
+       "SALU op, so SCC is (inner mask != 0) and exec_lo - 0xffffffff - SCC is the inner "
+       "mask's low half (lane 0 alone when the inner mask is empty), exec_hi keeps its high "
+       "half; the MoE's scale scatter (entries with a sorted row) lies inside the codes' if "
+       "(rows below m), because a kept entry's token is below m, so the same lanes store"},
       {"disjoint-lds",
        "an s_waitcnt or s_barrier between LDS accesses of different waves whose bytes do not "
        "overlap at this tiling: the MoE sorter's counting loop and its scan's last step (no "

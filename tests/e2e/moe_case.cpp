@@ -107,8 +107,14 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
       std::copy(fixed.begin(), fixed.end(), row);
       break;
     case MoeRouting::Duplicates:
+      // Each slot repeats an earlier slot of its token half the time (drawn
+      // with replacement from E experts, a repeat would be rare at E=256):
+      // the sorter's rank among a tile's earlier entries with the same
+      // expert must count them, down to slot 1 repeating slot 0 of a tile's
+      // first token (a lane only the duplicate-rank loop's epilogue serves;
+      // docs/verification.md, the mutation score).
       for (int s = 0; s < topk; ++s)
-        row[s] = int32_t(rng() % uint64_t(experts));
+        row[s] = s > 0 && rng() % 2 ? row[rng() % uint64_t(s)] : int32_t(rng() % uint64_t(experts));
       break;
     default:
       drawDistinct(rng, experts, topk, row);

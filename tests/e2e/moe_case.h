@@ -33,7 +33,7 @@ enum class MoeRouting : uint8_t {
   SameExperts, // every token routed to one fixed set of topk experts
   OneToken,    // m = 1
   Overflow,    // m * topk > E * block (when m <= 256 allows it)
-  Duplicates,  // slots drawn with replacement: a token may name an expert twice
+  Duplicates,  // a token names an expert twice: each slot repeats an earlier one half the time
 };
 constexpr int kNumMoeRoutings = 6;
 const char *moeRoutingName(MoeRouting routing);

@@ -71,6 +71,35 @@ TEST(RotateQuantMoeContract, IdsOutsideTheExpertsAreDroppedWithoutStrayWrites) {
   EXPECT_FALSE(moeReference(spec, inputs).ok());
 }
 
+TEST(RotateQuantMoeContract, ATokenNamingOneExpertTwiceGetsARowPerSlot) {
+  // Slot 1 repeats slot 0 in every token, and the later slots repeat one of
+  // them at random: each entry's sorted row counts the tile's earlier entries
+  // of its expert, and for a tile's entry 1 only the duplicate-rank loop's
+  // epilogue does (a mutant that skipped that lane's EXEC restore passed every
+  // matrix whose tokens named distinct experts; docs/verification.md).
+  const uint64_t seed = seedOf();
+  std::mt19937_64 rng(seed);
+  const KernelSpec spec = moeSpec(256, 4, 32, 0);
+  Result<CodeObject> code = compileSpec(spec, CompileOptions());
+  ASSERT_TRUE(code.ok()) << code.error();
+  MoeInputs inputs = drawMoeInputs(spec, MoeRouting::Uniform, rng, 40);
+  for (size_t token = 0; token < size_t(inputs.m); ++token) {
+    int32_t *row = inputs.topkIds.data() + token * size_t(spec.topk);
+    row[1] = row[0];
+    for (int slot = 2; slot < spec.topk; ++slot)
+      if (rng() % 2)
+        row[slot] = row[rng() % uint64_t(slot)];
+  }
+  Result<MoeQuantized> expected = moeReference(spec, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error();
+  for (auto order : {emu::WorkgroupOrder::Forward, emu::WorkgroupOrder::Shuffled}) {
+    Result<MoeRun> run = launchMoe(code.value(), spec, inputs, order, seed, 0xA5);
+    ASSERT_TRUE(run.ok()) << run.error();
+    EXPECT_EQ(compareMoe(spec, inputs, expected.value(), run.value().launch, 0xA5), "")
+        << "seed " << seed;
+  }
+}
+
 TEST(RotateQuantMoeContract, ASecondLaunchIntoUsedBuffersNeedsNoReset) {
   const uint64_t seed = seedOf();
   std::mt19937_64 rng(seed);
