@@ -10,6 +10,7 @@
 
 #include "arrays/npy_header.h"
 #include "support/file_io.h"
+#include "support/printable.h"
 
 #include <cstring>
 #include <optional>
@@ -22,7 +23,9 @@ constexpr size_t kVersionBytes = 2;
 /// Header blocks are padded so that the data starts 64-byte aligned.
 constexpr size_t kHeaderAlignment = 64;
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+/// A descr from the file, quoted and with every byte that is not printable
+/// ASCII escaped (a NUL or a terminal escape in a header is not printed).
+std::string quoted(std::string_view text) { return "'" + printable(text) + "'"; }
 
 /// dtype of a descr we read: the little-endian spellings, plus any byte order
 /// for one-byte integers, where it means nothing.
@@ -208,14 +211,14 @@ Status checkDataLength(std::string_view bytes, std::string_view name, const NpyF
   const NpyHeaderDict &header = frame.header;
   if (!dataBytes)
     return Status::failure(std::string(name) + ": shape " + shapeString(header.shape) + " of " +
-                           header.descr +
+                           printable(header.descr) +
                            " does not fit in memory (its byte count overflows 64 bits)");
   const size_t available = bytes.size() - frame.dataAt;
   if (available != *dataBytes)
     return Status::failure(std::string(name) + ": data is " +
                            std::string(available < *dataBytes ? "shorter" : "longer") +
                            " than the header says: shape " + shapeString(header.shape) + " of " +
-                           header.descr + " needs " + std::to_string(*dataBytes) +
+                           printable(header.descr) + " needs " + std::to_string(*dataBytes) +
                            " bytes, the file has " + std::to_string(available) +
                            " after the header");
   return Status::success();

@@ -47,6 +47,10 @@ int runLaunch(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (path.empty())
     return reportError(err, "mxforge launch needs a launch file: mxforge launch LAUNCH.json",
                        kExitUsage);
+  // The device first: an unknown --device fails before any file is read.
+  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
+  if (!device.ok())
+    return reportError(err, device.error());
   Result<runtime::LaunchFile> file = runtime::readLaunchFile(path);
   if (!file.ok())
     return reportError(err, file.error());
@@ -65,9 +69,6 @@ int runLaunch(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   Result<std::vector<KernelInfo>> kernels = codeobj::readKernelInfos(hsaco.value());
   if (!kernels.ok())
     return reportError(err, file.value().codeObjectPath + ": " + kernels.error());
-  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
-  if (!device.ok())
-    return reportError(err, device.error());
   Result<runtime::LaunchFileResult> result =
       runtime::runLaunchFile(*device.value(), file.value(), hsaco.value(), kernels.value());
   if (!result.ok())

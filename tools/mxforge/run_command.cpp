@@ -98,6 +98,11 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   Result<KernelSpec> spec = parseSpec(specFlag);
   if (!spec.ok())
     return reportError(err, "invalid spec: " + spec.error());
+  // The device first: an unknown --device (or no GPU for hip) fails before
+  // any input is read, any reference run or any kernel compiled.
+  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
+  if (!device.ok())
+    return reportError(err, device.error());
   // Selective rotation's launch value: --rotate for select=flag, --layer
   // for select=mask (runReference checks its range and that the spec takes
   // one).
@@ -172,9 +177,6 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   Result<CompiledKernel> kernel = obtainKernel(spec.value(), hsacoPath, kernelName);
   if (!kernel.ok())
     return reportError(err, kernel.error());
-  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
-  if (!device.ok())
-    return reportError(err, device.error());
   Result<KernelRun> run =
       runAndCompare(*device.value(), kernel.value(), spec.value(), m, reference.value());
   if (!run.ok())
@@ -185,12 +187,16 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (stats)
     for (const auto &[counter, value] : run.value().report.counters)
       out << fmt::format("  {:<24} {}\n", counter, value);
-  if (Status written = writeArrayOutputs(outputFiles.value(), run.value().outputs,
-                                         reference.value().inputs, inputPaths);
-      !written.ok())
-    return reportError(err, written.message());
-  for (const NamedFile &file : outputFiles.value())
-    out << "wrote " << file.name << " to " << file.path << "\n";
+  // A failed check writes no --out file: each keeps what it held, rather
+  // than being replaced by output the check just called wrong.
+  if (!check || run.value().ok()) {
+    if (Status written = writeArrayOutputs(outputFiles.value(), run.value().outputs,
+                                           reference.value().inputs, inputPaths);
+        !written.ok())
+      return reportError(err, written.message());
+    for (const NamedFile &file : outputFiles.value())
+      out << "wrote " << file.name << " to " << file.path << "\n";
+  }
   if (!check) {
     out.flush();
     return kExitSuccess;
@@ -204,6 +210,8 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
                      run.value().mismatches, run.value().untouchedViolations);
   for (const std::string &line : run.value().details)
     out << "  " << line << "\n";
+  if (!outputFiles.value().empty())
+    out << "no --out file was written (the check failed; without --check they are)\n";
   out.flush();
   return kExitFailure;
 }

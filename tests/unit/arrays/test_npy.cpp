@@ -305,6 +305,22 @@ TEST(Npy, RejectsUnsupportedDtypesAndOrders) {
   expectParseError(makeNpy(dictFor("<u2", "(2, 2)", "True"), data8), "fortran_order is True");
 }
 
+TEST(Npy, ADescrWithANulOrControlBytesIsPrintedEscaped) {
+  // Issue 34: the descr went into the message raw, NUL and escape bytes too.
+  const std::string data8(8, '\0');
+  const std::string descr = std::string("<u2\0\x1b[2J", 8);
+  for (bool raw : {false, true}) {
+    const std::string bytes = makeNpy(dictFor(descr, "(4,)"), data8);
+    Result<NpyArray> typed = parseNpy(bytes, "bad.npy");
+    Result<NpyRawArray> untyped = parseNpyRaw(bytes, "bad.npy");
+    const std::string error = raw ? untyped.error() : typed.error();
+    ASSERT_FALSE(error.empty());
+    EXPECT_EQ(error.find('\0'), std::string::npos) << error;
+    EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
+    EXPECT_NE(error.find("'<u2\\x00\\x1b[2J'"), std::string::npos) << error;
+  }
+}
+
 TEST(Npy, RejectsShapesThatOverflow) {
   expectParseError(makeNpy(dictFor("<u2", "(4294967296, 4294967296)"), ""), "overflows 64 bits");
   expectParseError(makeNpy(dictFor("<u2", "(9223372036854775808,)"), ""), "overflows 64 bits");
