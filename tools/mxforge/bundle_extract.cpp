@@ -9,6 +9,7 @@
 #include "support/printable.h"
 #include "tools/mxforge/cli_support.h"
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -19,6 +20,33 @@ namespace {
 /// but [A-Za-z0-9_.-] is replaced (our names never need it).
 std::string fileNameFor(const std::string &kernel) {
   return kernel.empty() ? "kernel" : fileNameSafe(kernel);
+}
+
+/// The file of each entry: `<kernel>.hsaco`, one per distinct code object
+/// (entries of one tiling class share one). When different code objects
+/// would get one name (two kernels of one name, or names that differ only
+/// in characters fileNameFor replaces), each of them is named
+/// `<kernel>.entry<i>.hsaco` instead, after the first bundle entry holding
+/// it: never one file for two entries' code.
+std::vector<std::string> fileNamesFor(const Bundle &bundle,
+                                      const std::vector<const Bundle::Kernel *> &entries) {
+  std::map<std::string, std::set<std::string>> codesByName; // base name -> SHA-256s
+  for (const Bundle::Kernel &kernel : bundle.kernels())
+    codesByName[fileNameFor(kernel.kernel.name)].insert(kernel.checksum.hex());
+  std::map<std::pair<std::string, std::string>, std::string> fileOfCode;
+  for (size_t i = 0; i < bundle.kernels().size(); ++i) {
+    const Bundle::Kernel &kernel = bundle.kernels()[i];
+    const std::string base = fileNameFor(kernel.kernel.name);
+    const std::string file = codesByName[base].size() > 1
+                                 ? base + ".entry" + std::to_string(i) + ".hsaco"
+                                 : base + ".hsaco";
+    fileOfCode.emplace(std::make_pair(base, kernel.checksum.hex()), file);
+  }
+  std::vector<std::string> files;
+  for (const Bundle::Kernel *kernel : entries)
+    files.push_back(
+        fileOfCode.at({fileNameFor(kernel->kernel.name), kernel->checksum.hex()}));
+  return files;
 }
 
 } // namespace
@@ -54,8 +82,10 @@ int runBundleExtract(const ExtractOptions &options, llvm::raw_ostream &out,
   std::string records =
       "spec\tkernel\tfile\tabi\tworkgroup\tgrid_x\trows_per_workgroup\trow_padding\tlds_bytes\t"
       "max_rows\n";
-  for (const Bundle::Kernel *kernel : entries) {
-    const std::string file = fileNameFor(kernel->kernel.name) + ".hsaco";
+  const std::vector<std::string> fileNames = fileNamesFor(bundle.value(), entries);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Bundle::Kernel *kernel = entries[i];
+    const std::string &file = fileNames[i];
     if (written.insert(file).second)
       files.push_back({"code object " + file, options.outputDirectory + "/" + file,
                        std::vector<uint8_t>(kernel->hsaco, kernel->hsaco + kernel->hsacoSize),
