@@ -14,6 +14,7 @@
 #include "runtime/bundle.h"
 
 #include "runtime/bundle_format.h"
+#include "runtime/elf_symbols.h"
 #include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"
 #include "support/file_io.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace mxf {
 namespace {
@@ -62,14 +64,15 @@ Status checkFile(const std::vector<uint8_t> &bytes) {
                            std::to_string(kBundleHeaderSize) + "-byte bundle header)");
   const uint8_t *data = bytes.data();
   uint32_t format = readU32(data + kFormatVersionOffset);
-  if (format < kBundleFormatVersion)
+  const std::string readable = std::to_string(kOldestBundleFormatVersion) + " to " +
+                               std::to_string(kBundleFormatVersion);
+  if (format < kOldestBundleFormatVersion)
     return Status::failure("written by an older mxforge (bundle format " +
-                           std::to_string(format) + "; this runtime reads format " +
-                           std::to_string(kBundleFormatVersion) +
+                           std::to_string(format) + "; this runtime reads formats " + readable +
                            "): rebuild it with `mxforge bundle`");
-  if (format != kBundleFormatVersion)
+  if (format > kBundleFormatVersion)
     return Status::failure("bundle format version " + std::to_string(format) +
-                           ", this runtime reads " + std::to_string(kBundleFormatVersion));
+                           ", this runtime reads " + readable);
   uint64_t declared = readU64(data + kFileSizeOffset);
   if (declared > size)
     return Status::failure("truncated (" + std::to_string(size) + " of " +
@@ -150,6 +153,7 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
   struct StoredCopy {
     uint64_t size;
     Sha256Digest checksum;
+    std::set<std::string> symbols; // those it defines, when it is an ELF64 file
   };
   std::map<uint64_t, StoredCopy> storedCopies; // by offset: verified once
   for (uint32_t i = 0; i < count; ++i) {
@@ -162,9 +166,14 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
     const uint64_t size = manifest.u64("code object size");
     manifest.raw("code object checksum", kernel.checksum.bytes.data(),
                  kernel.checksum.bytes.size());
+    const uint32_t origin = header.formatVersion >= 3 ? manifest.u32("code origin") : 0;
     if (!manifest.ok())
       return corrupted(entry + ": " + manifest.error());
     const std::string named = entry + " ('" + printable(kernel.spec) + "')";
+    if (origin > uint32_t(BundleCodeOrigin::Compiler))
+      return corrupted(named + ": code origin " + std::to_string(origin) +
+                       " is neither 0 (unknown) nor 1 (compiler)");
+    kernel.origin = BundleCodeOrigin(origin);
 
     Result<KernelSpec> spec = parseSpec(kernel.spec);
     if (!spec.ok())
@@ -210,8 +219,27 @@ Result<Bundle> Bundle::fromBytes(std::vector<uint8_t> bytes, const BundleLoadOpt
       previousEnd = offset + size;
       if (sha256(kernel.hsaco, kernel.hsacoSize) != kernel.checksum)
         return corrupted(named + ": code object checksum mismatch");
-      storedCopies[offset] = {size, kernel.checksum};
+      StoredCopy copy{size, kernel.checksum, {}};
+      if (looksLikeElf64(kernel.hsaco, kernel.hsacoSize)) {
+        Result<std::vector<std::string>> symbols =
+            definedElfSymbols(kernel.hsaco, kernel.hsacoSize);
+        if (!symbols.ok())
+          return corrupted(named + ": the code object's ELF is damaged: " + symbols.error());
+        copy.symbols.insert(symbols.value().begin(), symbols.value().end());
+      }
+      shared = storedCopies.emplace(offset, std::move(copy)).first;
     }
+    // The checksums seal bytes, not meaning: a bundle re-sealed with code
+    // objects swapped between entries, and the manifest's names changed to
+    // match each entry's spec, passes them. So the code must define the
+    // kernel the entry names (the kernel table checks that name against the
+    // spec). Bytes that are not an ELF64 file load on no device at all.
+    if (looksLikeElf64(kernel.hsaco, kernel.hsacoSize) &&
+        !shared->second.symbols.count(kernel.kernel.name + ".kd"))
+      return corrupted(named + ": the code object does not define kernel '" +
+                       printable(kernel.kernel.name) + "' (no symbol '" +
+                       printable(kernel.kernel.name) +
+                       ".kd'): it holds another kernel's code");
     bundle.kernels_.push_back(std::move(kernel));
   }
   if (manifest.offset() != manifestOffset + manifestSize)
@@ -244,5 +272,13 @@ const Bundle::Kernel *Bundle::find(std::string_view canonicalSpec) const {
 }
 
 const Bundle::Kernel *Bundle::find(const KernelSpec &spec) const { return find(printSpec(spec)); }
+
+const char *bundleCodeOriginName(BundleCodeOrigin origin) {
+  switch (origin) {
+  case BundleCodeOrigin::Unknown: return "unknown";
+  case BundleCodeOrigin::Compiler: return "compiler";
+  }
+  return "invalid";
+}
 
 } // namespace mxf

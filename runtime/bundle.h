@@ -40,7 +40,11 @@ namespace mxf {
 ///   1: no launch records; one code object per entry.
 ///   2: a launch record per entry; entries of one tiling class share a code
 ///      object (stored once).
-constexpr uint32_t kBundleFormatVersion = 2;
+///   3: each entry records where its code came from (BundleCodeOrigin).
+/// The loader reads formats kOldestBundleFormatVersion to this one (a format
+/// 2 entry's origin is Unknown); the writer writes only this one.
+constexpr uint32_t kBundleFormatVersion = 3;
+constexpr uint32_t kOldestBundleFormatVersion = 2;
 /// The only target this runtime loads.
 inline constexpr const char *kBundleTarget = "amdgcn-amd-amdhsa--gfx950";
 /// "MXFBUNDL": the first 8 bytes of every bundle.
@@ -52,6 +56,21 @@ constexpr size_t kBundleTrailerSize = 32;
 constexpr size_t kBundleDataAlignment = 16;
 /// Longest version or target string in the header.
 constexpr size_t kMaxBundleHeaderString = 256;
+
+/// Where an entry's code object came from, a u32 in the manifest (format 3).
+/// `mxforge bundle` writes Compiler: the code is what this mxforge's
+/// compiler made for the entry's spec, compiled for the bundle or read back
+/// from the owner-only cache the compiler fills, and never a hand-made
+/// MXFORGE_KERNEL_OVERRIDE_DIR file. Whether a compile or a cache hit served
+/// it is deliberately not recorded: that is an accident of timing, and
+/// recording it would make two bundles of the same kernels differ (8 ranks
+/// building one bundle together must write identical bytes).
+enum class BundleCodeOrigin : uint32_t {
+  Unknown = 0,  // a format 2 bundle, or a writer that did not say
+  Compiler = 1, // mxforge's compiler (docs/bundle.md)
+};
+/// "unknown", "compiler"; "invalid" for any other value.
+const char *bundleCodeOriginName(BundleCodeOrigin origin);
 
 /// What a bundle says about itself.
 struct BundleHeaderInfo {
@@ -80,6 +99,7 @@ public:
     const uint8_t *hsaco = nullptr;
     size_t hsacoSize = 0;
     Sha256Digest checksum; // SHA-256 of the code object, verified at load
+    BundleCodeOrigin origin = BundleCodeOrigin::Unknown;
   };
 
   /// Verifies and takes `bytes`. Errors name the problem ("truncated (N of M

@@ -31,7 +31,8 @@ static_assert(kDataSizeOffset + 8 == kBundleHeaderSize, "the fixed header is 64 
 /// The smallest manifest entry: an empty spec (u32 length), the smallest
 /// encoded KernelInfo (two empty strings, 12 u32 fields and an argument
 /// count), the launch record,
-/// the code object's offset and size (u64 each) and its SHA-256. The loader
+/// the code object's offset and size (u64 each) and its SHA-256 (format 3
+/// adds the u32 origin after it; the format 2 size bounds both). The loader
 /// bounds the kernel count by it before reserving anything.
 constexpr size_t kMinManifestEntrySize = 4 + (4 + 4 + 13 * 4) + kLaunchRecordBytes + 8 + 8 + 32;
 

@@ -132,6 +132,7 @@ Result<std::vector<uint8_t>> encodeBundle(const BundleHeaderInfo &header,
     manifest.u64(0);
     manifest.u64(input.hsaco.size());
     manifest.raw(digest.bytes.data(), 32);
+    manifest.u32(uint32_t(input.origin));
   }
   const uint64_t dataOffset = alignUp(manifestOffset + manifest.size(), kBundleDataAlignment);
   std::vector<uint64_t> copyOffsets;

@@ -26,6 +26,7 @@ struct BundleInput {
   KernelInfo kernel;
   LaunchRecord launch;
   std::vector<uint8_t> hsaco; // entries with equal bytes share one stored copy
+  BundleCodeOrigin origin = BundleCodeOrigin::Unknown;
 };
 
 /// The bundle's bytes. Fails, naming the kernel, on a non-canonical or

@@ -25,6 +25,7 @@
 #include "llvm/Support/Format.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -156,6 +157,12 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
 
   KernelTableOptions options;
   options.jit = inProcessJit(cov);
+  // A bundle is shipped, so it holds what the compiler made for each spec
+  // (compiled now or read from the cache), never a hand-edited
+  // MXFORGE_KERNEL_OVERRIDE_DIR file (docs/runtime.md).
+  options.jit->overrideCode = nullptr;
+  if (const char *overrides = std::getenv("MXFORGE_KERNEL_OVERRIDE_DIR"); overrides && *overrides)
+    err << "note: MXFORGE_KERNEL_OVERRIDE_DIR is ignored: a bundle holds compiled code only\n";
   if (!flags.noCache)
     options.cache = cacheLocationFromEnvironment();
   options.warn = [&err](const std::string &line) { err << "warning: " << line << "\n"; };
@@ -175,8 +182,10 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
     }
     const CodeObject &object = results[i].value()->object;
     // The entry is the spec asked for; specs of one tiling class share the
-    // code object, which the bundle stores once.
-    inputs.push_back({printSpec(specs[i]), object.kernel, object.launch, object.hsaco});
+    // code object, which the bundle stores once. Compiled now or read from
+    // the cache, it is the compiler's code (no override reaches it, above).
+    inputs.push_back({printSpec(specs[i]), object.kernel, object.launch, object.hsaco,
+                      BundleCodeOrigin::Compiler});
   }
   if (failures)
     return reportError(err, std::to_string(failures) + " of " + std::to_string(specs.size()) +

@@ -67,6 +67,9 @@ void printKernelTable(const Bundle &bundle, llvm::raw_ostream &out) {
   // Entries of one tiling class share one stored code object: the first
   // entry that holds it.
   table.addColumn("code");
+  // Where the writer got the code: "compiler" from `mxforge bundle` (never an
+  // override file); "unknown" for format 2 bundles and other writers.
+  table.addColumn("origin", TextTable::Align::Left);
   table.addColumn("sha256", TextTable::Align::Left);
   table.addColumn("spec", TextTable::Align::Left);
   table.addColumn("kernel", TextTable::Align::Left);
@@ -87,7 +90,7 @@ void printKernelTable(const Bundle &bundle, llvm::raw_ostream &out) {
                   std::to_string(launch.maxRows),
                   holder == i ? std::string("#") + std::to_string(i)
                               : "=#" + std::to_string(holder),
-                  kernel.checksum.hex().substr(0, 12),
+                  bundleCodeOriginName(kernel.origin), kernel.checksum.hex().substr(0, 12),
                   printable(kernel.spec), printable(info.name)});
   }
   out << "\n";

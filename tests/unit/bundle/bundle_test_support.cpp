@@ -169,7 +169,8 @@ std::vector<ManifestEntryFields> manifestFields(const std::vector<uint8_t> &bund
     fields.dataOffset = in.offset();
     fields.dataSize = fields.dataOffset + 8;
     fields.checksum = fields.dataSize + 8;
-    in.skip("offset, size, checksum", 48);
+    fields.origin = fields.checksum + 32;
+    in.skip("offset, size, checksum, origin", 52);
     entries.push_back(fields);
   }
   EXPECT_TRUE(in.ok()) << in.error();

@@ -61,6 +61,7 @@ struct ManifestEntryFields {
   size_t dataOffset = 0;   // u64
   size_t dataSize = 0;     // u64
   size_t checksum = 0;     // 32 bytes
+  size_t origin = 0;       // u32 (format 3)
 };
 std::vector<ManifestEntryFields> manifestFields(const std::vector<uint8_t> &bundle);
 

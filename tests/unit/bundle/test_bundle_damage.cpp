@@ -115,16 +115,16 @@ TEST_F(BundleDamage, NotABundle) {
 
 TEST_F(BundleDamage, OtherFormatVersion) {
   std::vector<uint8_t> bytes = good_;
-  putU32(bytes, kFormatVersionOffset, 3);
+  putU32(bytes, kFormatVersionOffset, 4);
   // Before the checksum: a newer format may checksum differently.
-  EXPECT_EQ(loadError(bytes), "bundle format version 3, this runtime reads 2");
+  EXPECT_EQ(loadError(bytes), "bundle format version 4, this runtime reads 2 to 3");
   // Format 1 (no launch records) is what earlier mxforge releases wrote.
   putU32(bytes, kFormatVersionOffset, 1);
   EXPECT_EQ(loadError(bytes), "written by an older mxforge (bundle format 1; this runtime reads "
-                              "format 2): rebuild it with `mxforge bundle`");
+                              "formats 2 to 3): rebuild it with `mxforge bundle`");
   putU32(bytes, kFormatVersionOffset, 0xffffffffu);
   bytes.resize(70); // even cut short, the version is what is reported
-  EXPECT_EQ(loadError(bytes), "bundle format version 4294967295, this runtime reads 2");
+  EXPECT_EQ(loadError(bytes), "bundle format version 4294967295, this runtime reads 2 to 3");
 }
 
 TEST_F(BundleDamage, ChecksumMismatch) {

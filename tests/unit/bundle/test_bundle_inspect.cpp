@@ -110,7 +110,7 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
   std::string expectedHeader = "decode.mxfb: mxforge bundle, 3 kernels, " +
                                std::to_string(bundle.value().bytes().size()) +
                                " bytes\n"
-                               "  format version:     2\n"
+                               "  format version:     3\n"
                                "  kernel ABI:         2\n"
                                "  template revision:  " +
                                std::to_string(kTemplateRevision) +
@@ -127,7 +127,7 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
   std::string headerRow = run.out.substr(header + 1, run.out.find('\n', header + 1) - header - 1);
   size_t column = 0;
   for (const char *name : {"VGPRs", "AGPRs", "SGPRs", "LDS", "scratch", "waves/SIMD", "bytes",
-                           "wg", "grid.x", "rows/wg", "max m", "code", "sha256", "spec",
+                           "wg", "grid.x", "rows/wg", "max m", "code", "origin", "sha256", "spec",
                            "kernel"}) {
     column = headerRow.find(std::string(" ") + name, column);
     ASSERT_NE(column, std::string::npos) << name << " in " << headerRow;
@@ -163,6 +163,7 @@ TEST_F(BundleInspect, ListsTheHeaderAndTheKernels) {
                                          std::to_string(kernel.launch.rowsPerWorkgroup),
                                          std::to_string(kernel.launch.maxRows),
                                          "#" + std::to_string(i),
+                                         bundleCodeOriginName(kernel.origin),
                                          kernel.checksum.hex().substr(0, 12)};
     ASSERT_EQ(cells.size(), expected.size()) << line;
     for (size_t c = 0; c < cells.size(); ++c) {
@@ -203,7 +204,6 @@ TEST_F(BundleInspect, KernelsFlagReportsEachCodeObject) {
 
 TEST_F(BundleInspect, WarnsWhenTheManifestDisagreesWithTheCodeObject) {
   inputs_[0].kernel.vgprCount += 8;
-  inputs_[1].kernel.name = "not_there";
   write();
   InspectRun run = inspect({path_}, /*kernels=*/true);
   ASSERT_EQ(run.status, 0) << run.err;
@@ -212,9 +212,53 @@ TEST_F(BundleInspect, WarnsWhenTheManifestDisagreesWithTheCodeObject) {
                                     std::to_string(inputs_[0].kernel.vgprCount) + " vs " +
                                     std::to_string(inputs_[0].kernel.vgprCount - 8)))
       << run.out;
-  EXPECT_TRUE(contains(run.out, "WARNING: the manifest names kernel 'not_there', which this code "
-                                "object does not hold"))
-      << run.out;
+  // A manifest naming a kernel its code object does not define no longer
+  // loads at all (BundleSeal.*), so inspect reports the loader's error.
+  inputs_[1].kernel.name = "not_there";
+  write();
+  InspectRun refused = inspect({path_}, /*kernels=*/true);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_TRUE(contains(refused.err, "the code object does not define kernel 'not_there'"))
+      << refused.err;
+}
+
+// Issue 34: the checksums seal bytes, so a bundle re-sealed with two entries'
+// code objects swapped, each entry still naming its own spec's kernel,
+// passed every check and launched the other spec's code. The loader now
+// requires each code object to define the kernel its entry names.
+TEST_F(BundleInspect, SwappedCodeUnderTheRightNamesDoesNotLoad) {
+  const std::string named = inputs_[0].kernel.name, holder = inputs_[1].kernel.name;
+  ASSERT_NE(named, holder);
+  std::swap(inputs_[0].hsaco, inputs_[1].hsaco);
+  write();
+  Result<Bundle> loaded = Bundle::load(path_);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().find("the code object does not define kernel '" + named +
+                                "' (no symbol '" + named + ".kd'): it holds another kernel's "
+                                "code)"),
+            std::string::npos)
+      << loaded.error();
+  // The same entries unswapped load: the check is not a false alarm.
+  std::swap(inputs_[0].hsaco, inputs_[1].hsaco);
+  write();
+  Result<Bundle> control = Bundle::load(path_);
+  ASSERT_TRUE(control.ok()) << control.error();
+}
+
+// An ELF whose section table lies outside the code object is an error, never
+// a read past it.
+TEST_F(BundleInspect, ADamagedElfSectionTableIsAnError) {
+  std::vector<uint8_t> &elf = inputs_[2].hsaco;
+  ASSERT_GT(elf.size(), 64u);
+  for (int i = 0; i < 8; ++i)
+    elf[0x28 + i] = 0xff; // e_shoff
+  write();
+  Result<Bundle> loaded = Bundle::load(path_);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().find("the code object's ELF is damaged: ELF section header 0 lies "
+                                "outside the file"),
+            std::string::npos)
+      << loaded.error();
 }
 
 TEST_F(BundleInspect, ABundledObjectThatIsNotACodeObjectIsAnError) {

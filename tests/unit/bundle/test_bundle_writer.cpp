@@ -83,7 +83,7 @@ TEST_F(BundleWriter, RejectsKernelInfosTheLoaderWouldReject) {
 
 TEST_F(BundleWriter, RejectsBadHeaders) {
   header_.formatVersion = 1;
-  EXPECT_EQ(encodeError(), "cannot write bundle format version 1, this writer writes 2");
+  EXPECT_EQ(encodeError(), "cannot write bundle format version 1, this writer writes 3");
   header_ = testHeader();
   header_.llvmVersion.assign(300, 'x');
   EXPECT_EQ(encodeError(),
