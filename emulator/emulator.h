@@ -115,6 +115,11 @@ enum class WaveSchedule : uint8_t {
 /// MXFORGE_EMU_SCHEDULE_SEED (decimal or 0x hex) overrides any seed.
 constexpr uint64_t kDefaultScheduleSeed = 0x5eed;
 
+/// 2^24 workgroups: 256 times the largest grid an mxforge kernel needs
+/// (quant_weight's 65,536 rows of workgroups at N = 2^20), and about 25 s of
+/// workgroups that exit at once.
+constexpr uint64_t kDefaultMaxWorkgroups = uint64_t(1) << 24;
+
 struct LaunchOptions {
   /// Worker threads over workgroups; 0 = hardware concurrency. Results never
   /// depend on it.
@@ -145,6 +150,11 @@ struct LaunchOptions {
   /// Stops a wave after this many instructions (a guard against kernels that
   /// never end); 0 = no limit.
   uint64_t maxInstructionsPerWave = 50'000'000;
+  /// A launch of more workgroups (grid x * y * z) is refused before anything
+  /// runs: a wrong grid (grid.y = 2^32 - 1 from an engine's packed launch)
+  /// would otherwise keep the emulator busy for hours even when every
+  /// workgroup exits at once. docs/emulator.md, "Limits".
+  uint64_t maxWorkgroups = kDefaultMaxWorkgroups;
 };
 
 /// Runs `kernelName` over grid[0] x grid[1] x grid[2] workgroups of

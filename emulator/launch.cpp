@@ -99,6 +99,12 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   const uint64_t items = uint64_t(workgroup[0]) * workgroup[1] * workgroup[2];
   if (items == 0 || grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return R::failure("empty grid or workgroup");
+  const uint64_t workgroups = uint64_t(grid[0]) * grid[1] * grid[2];
+  if (options.maxWorkgroups && workgroups > options.maxWorkgroups)
+    return R::failure("a grid of " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) +
+                      "x" + std::to_string(grid[2]) + " = " + std::to_string(workgroups) +
+                      " workgroups exceeds the emulator's limit of " +
+                      std::to_string(options.maxWorkgroups) + " per launch");
   if (workgroup[0] > 1024 || workgroup[1] > 1024 || workgroup[2] > 1024 || items > 1024)
     return R::failure("workgroup of " + std::to_string(items) +
                       " work-items exceeds the hardware limit of 1024");
@@ -154,7 +160,7 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   setup.checkMemoryCounters = options.checkMemoryCounters;
   setup.checkLdsRaces = options.checkLdsRaces;
 
-  const uint64_t numGroups = uint64_t(grid[0]) * grid[1] * grid[2];
+  const uint64_t numGroups = workgroups;
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   threads = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(threads ? threads : 1, numGroups)));
 

@@ -202,6 +202,15 @@ TEST(CApiEngine, LaunchParamsRefuseBadInput) {
   EXPECT_EQ(mxf_launch_packed(context.get(), kernel, &wide, kernarg, params.kernarg_bytes,
                               nullptr),
             MXF_ERROR_DEVICE);
+  // A grid no kernel of ours needs (grid.y = 2^32 - 1): refused at once
+  // instead of hours of emulated workgroups (docs/emulator.md, "Limits").
+  mxf_launch_params tall = params;
+  tall.grid[1] = 0xFFFFFFFFu;
+  EXPECT_EQ(mxf_launch_packed(context.get(), kernel, &tall, kernarg, params.kernarg_bytes,
+                              nullptr),
+            MXF_ERROR_DEVICE);
+  EXPECT_NE(lastError().find("workgroups exceeds the emulator's limit"), std::string::npos)
+      << lastError();
   // A kernel of another context.
   ContextPtr other(emuContext());
   EXPECT_EQ(mxf_launch_packed(other.get(), kernel, &params, kernarg, params.kernarg_bytes,

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace mxf::emu::test {
 namespace {
 
@@ -92,6 +94,38 @@ TEST(EmuLaunch, LowestFailingWorkgroupIsReported) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.error().find("workgroup (5,0,0)"), std::string::npos) << s.error();
   }
+}
+
+// An engine's packed launch with a wrong grid (grid.y = 2^32 - 1) kept the
+// emulator busy for hours even though every workgroup past the buffer would
+// fail: a launch over the limit is refused before any workgroup runs.
+TEST(EmuLaunch, AbsurdGridsAreRefusedBeforeAnythingRuns) {
+  auto code = build(mixedKernel());
+  ASSERT_TRUE(code.ok()) << code.error();
+  Buffer in(256, 3), out(256, 0xAAAAAAAAu);
+  auto s = run(*code.value(), {&out, &in}, {2, 0xFFFFFFFFu, 1}, {256, 1, 1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("2x4294967295x1 = 8589934590 workgroups exceeds the emulator's limit "
+                           "of 16777216"),
+            std::string::npos)
+      << s.error();
+  EXPECT_EQ(out[0], 0xAAAAAAAAu) << "nothing may run";
+
+  // The limit is an option; a grid of exactly the limit runs.
+  std::vector<EmuBuffer> buffers = {{bufferAddress(0), out.data(), out.size() * 4},
+                                    {bufferAddress(1), in.data(), in.size() * 4}};
+  std::vector<uint8_t> kernargs(64, 0);
+  for (unsigned i = 0; i < 2; ++i) {
+    const uint64_t address = bufferAddress(i);
+    std::memcpy(kernargs.data() + 8 * i, &address, 8);
+  }
+  LaunchOptions options;
+  options.threads = 1;
+  options.maxWorkgroups = 1;
+  EXPECT_TRUE(launch(*code.value(), "k", {1, 1, 1}, {256, 1, 1}, 0, kernargs, buffers, options).ok());
+  auto refused = launch(*code.value(), "k", {1, 2, 1}, {256, 1, 1}, 0, kernargs, buffers, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("limit of 1 per launch"), std::string::npos) << refused.error();
 }
 
 TEST(EmuLaunch, LoadedCodeObjectIsReusable) {
