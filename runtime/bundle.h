@@ -8,7 +8,8 @@
 // Loading verifies everything before handing anything out: the fixed header,
 // the declared file size, a SHA-256 of the whole file, the kernel ABI and the
 // target the code was built for, then the manifest (bounds, order, canonical
-// specs, valid KernelInfos) and a SHA-256 per code object. A Bundle that
+// specs, valid KernelInfos), a SHA-256 per code object, and that each ELF
+// code object defines the kernel its entry names. A Bundle that
 // loads is therefore safe to use: every code object pointer lies inside the
 // bytes it owns and every KernelInfo is fit to pack arguments with.
 //

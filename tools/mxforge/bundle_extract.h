@@ -2,7 +2,8 @@
 //
 // Takes a bundle apart for an engine that launches kernels itself or hands
 // them to another runtime: each distinct code object as <kernel>.hsaco (it
-// carries its own launch record, docs/abi.md), and launch_records.tsv with
+// carries its own launch record, docs/abi.md; <kernel>.entry<i>.hsaco when
+// different code objects carry one name), and launch_records.tsv with
 // one line per entry: the spec, its kernel and file, and the manifest's
 // launch record.
 //
