@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <dirent.h>
+#include <fcntl.h>
+#include <future>
 #include <string>
 #include <sys/stat.h>
 #include <thread>
@@ -68,6 +71,26 @@ TEST_F(FileIo, ReadRejectsMissingDirectoryAndOversized) {
   ASSERT_TRUE(writeFileAtomically(dir_ + "/big", std::vector<uint8_t>(100, 7)).ok());
   EXPECT_EQ(readFileBytes(dir_ + "/big", 99).error(),
             dir_ + "/big: 100 bytes, more than the limit of 99");
+}
+
+TEST_F(FileIo, AFifoIsRefusedBeforeItIsOpened) {
+  // Issue 34: opening a FIFO for reading waits for a writer; every reader
+  // (whole files, safetensors' mapping) asks stat first. Run on a thread so
+  // that a regression fails here instead of hanging the suite.
+  const std::string fifo = dir_ + "/model.safetensors";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto opened = std::async(std::launch::async, [&] { return ReadOnlyFile::open(fifo).status(); });
+  if (opened.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); // lets open(2) return
+    if (writer >= 0)
+      ::close(writer);
+    opened.wait();
+    FAIL() << "ReadOnlyFile::open blocked on a FIFO";
+  }
+  EXPECT_EQ(opened.get().message(), fifo + ": not a regular file");
+  EXPECT_EQ(readFileBytes(fifo).error(), fifo + ": not a regular file");
+  Result<ReadOnlyFile> devNull = ReadOnlyFile::open("/dev/null");
+  EXPECT_EQ(devNull.error(), "/dev/null: not a regular file");
 }
 
 TEST_F(FileIo, ConcurrentWritersOfOnePathNeverTearIt) {

@@ -11,11 +11,11 @@
 #include "weights/safetensors.h"
 
 #include "safetensors_test_files.h"
+#include "tests/support/scratch_directory.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <future>
@@ -25,23 +25,7 @@
 namespace mxf::weights {
 namespace {
 
-/// A fresh directory under TMPDIR (or /tmp), removed with what is in it.
-class ScratchDirectory {
-public:
-  ScratchDirectory() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/mxf-st-limits-XXXXXX";
-    path_ = ::mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~ScratchDirectory() {
-    if (!path_.empty())
-      std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
+using testing::ScratchDirectory;
 
 /// Names of one length that differ only in their last digits, so that any
 /// comparison of two names reads all of them: the worst case for a reader
@@ -67,7 +51,7 @@ TEST(SafetensorsLimits, HeaderAtTheHundredMegabyteLimitParsesInSeconds) {
   ASSERT_LE(headerBytes, kMaxHeaderBytes);
   ASSERT_GT(headerBytes, kMaxHeaderBytes * 99 / 100) << "not at the limit";
 
-  ScratchDirectory dir;
+  ScratchDirectory dir("mxforge-safetensors-limits");
   ASSERT_FALSE(dir.path().empty());
   const std::string path = dir.path() + "/limit.safetensors";
   {
@@ -92,7 +76,7 @@ TEST(SafetensorsLimits, HeaderAtTheHundredMegabyteLimitParsesInSeconds) {
 }
 
 TEST(SafetensorsLimits, AFifoIsRefusedNotWaitedOn) {
-  ScratchDirectory dir;
+  ScratchDirectory dir("mxforge-safetensors-limits");
   ASSERT_FALSE(dir.path().empty());
   const std::string fifo = dir.path() + "/model.safetensors";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -112,7 +96,7 @@ TEST(SafetensorsLimits, AFifoIsRefusedNotWaitedOn) {
 }
 
 TEST(SafetensorsLimits, ADirectoryIsRefused) {
-  ScratchDirectory dir;
+  ScratchDirectory dir("mxforge-safetensors-limits");
   ASSERT_FALSE(dir.path().empty());
   Result<SafetensorsFile> file = SafetensorsFile::open(dir.path());
   ASSERT_FALSE(file.ok());
