@@ -92,6 +92,44 @@ def _is_fake(tensor):
     return isinstance(tensor, FakeTensor)
 
 
+def _memory_bounds(array):
+    """[first, end) byte addresses of the memory a numpy array views: the
+    owner at the end of its .base chain (an ndarray, or any object with the
+    buffer protocol); None when the owner shows no memory of its own."""
+    owner = array
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if isinstance(owner, np.ndarray):
+        return np.byte_bounds(owner)
+    if is_tensor(owner):  # tensor.numpy(): the tensor's storage
+        storage = owner.untyped_storage() if hasattr(owner, "untyped_storage") \
+            else owner.storage()
+        return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
+    try:
+        return np.byte_bounds(np.frombuffer(memoryview(owner), dtype=np.uint8))
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_within_its_memory(array, name):
+    """A view whose strides reach past its memory (numpy's as_strided checks
+    nothing) would be read or written out of bounds when its rows are copied
+    for a launch, killing the interpreter before the library could refuse the
+    strides: refuse it here, before any pointer is used."""
+    if array.size == 0:
+        return
+    bounds = _memory_bounds(array)
+    if bounds is None:
+        return
+    first, end = np.byte_bounds(array)
+    if first < bounds[0] or end > bounds[1]:
+        raise errors.ArgumentError(
+            f"{name} (shape {list(array.shape)}, strides {list(array.strides)} bytes) reaches "
+            f"bytes {first - bounds[0]}..{end - bounds[0]} of memory that holds "
+            f"{bounds[1] - bounds[0]} bytes: its strides point outside the array it views "
+            f"(made with as_strided?)")
+
+
 def view(value, name, element):
     """An ArrayView of `value` with `element`'s dtype; TypeError otherwise."""
     if is_tensor(value):
@@ -115,6 +153,7 @@ def view(value, name, element):
         if any(stride % itemsize for stride in value.strides):
             raise errors.ArgumentError(f"{name} has strides {value.strides} that are not whole "
                                        f"elements")
+        _check_within_its_memory(value, name)
         return ArrayView(value=value, name=name, tensor=False, device="cpu",
                          shape=tuple(value.shape),
                          strides=tuple(stride // itemsize for stride in value.strides),

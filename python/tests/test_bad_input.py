@@ -53,6 +53,12 @@ CASES = {
     "uncompilable spec": (lambda x: x, {"rs": 64, "rot": "hadamard_butterfly"},
                           mxforge.CompileError, ["hadamard_butterfly at RS=64", "does not support"]),
     "meta tensor": (lambda x: x.to("meta"), {}, mxforge.ArgumentError, ["x", "meta"]),
+    # numpy's as_strided checks nothing: a row stride of 2^31 elements used to
+    # kill the interpreter (SIGSEGV) when the rows were copied for the launch.
+    "numpy view past its memory": (
+        lambda x: np.lib.stride_tricks.as_strided(
+            x.view(torch.int16).numpy().view(np.uint16), (4, K), (2 ** 32, 2)),
+        {}, mxforge.ArgumentError, ["x", "strides", "outside the array it views"]),
 }
 
 
