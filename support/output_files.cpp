@@ -53,8 +53,7 @@ std::string futureRealPath(const std::string &path) {
 }
 
 bool allDigits(const std::string &text) {
-  return !text.empty() &&
-         text.find_first_not_of("0123456789") == std::string::npos;
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
 }
 
 /// The process whose descriptor directory `directory` (a real path) is:
@@ -108,7 +107,7 @@ std::optional<DescriptorLink> descriptorLinkBehind(const std::string &path) {
     if (length < 0)
       return std::nullopt;
     const std::string next(target, size_t(length));
-    current = next.front() == '/' ? next : directory + "/" + next;
+    current = !next.empty() && next.front() == '/' ? next : directory + "/" + next;
   }
   return std::nullopt;
 }
