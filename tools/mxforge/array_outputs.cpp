@@ -22,6 +22,13 @@ Status checkArrayOutputs(const std::vector<NamedFile> &outputs,
   return checkDistinctOutputs(paths, whats, inputPaths);
 }
 
+bool writesToStandardOutput(const std::vector<NamedFile> &outputs) {
+  for (const NamedFile &file : outputs)
+    if (namesStandardOutput(file.path))
+      return true;
+  return false;
+}
+
 Status writeArrayOutputs(const std::vector<NamedFile> &outputs, const arrays::NpyArrays &produced,
                          const arrays::NpyArrays &inputs,
                          const std::vector<std::string> &inputPaths) {

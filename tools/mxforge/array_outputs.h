@@ -22,6 +22,10 @@ namespace mxf::cli {
 Status checkArrayOutputs(const std::vector<NamedFile> &outputs,
                          const std::vector<std::string> &inputPaths);
 
+/// True if an --out file is standard output ("-", /dev/stdout, its file):
+/// the command then prints its report on stderr, not among the bytes.
+bool writesToStandardOutput(const std::vector<NamedFile> &outputs);
+
 /// Writes each --out array, taken from `produced` or else `inputs` (an input
 /// may be written back, e.g. the generated x), all or none.
 Status writeArrayOutputs(const std::vector<NamedFile> &outputs, const arrays::NpyArrays &produced,

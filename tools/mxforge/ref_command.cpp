@@ -105,6 +105,9 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
   Result<std::vector<NamedFile>> outputFiles = parseNamedFiles("out", options.outputs);
   if (!outputFiles.ok())
     return reportError(err, outputFiles.error(), kExitUsage);
+  // With an array on stdout (`--out q=/dev/stdout`), the report goes to
+  // stderr: stdout holds the array's bytes alone.
+  llvm::raw_ostream &report = writesToStandardOutput(outputFiles.value()) ? err : out;
   std::optional<uint64_t> givenSeed;
   if (options.seed) {
     Result<uint64_t> seed = parseU64Flag("seed", *options.seed);
@@ -153,28 +156,28 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
   Result<arrays::ReferenceRun> run = arrays::runReference(spec, m, given, seed);
   if (!run.ok())
     return reportError(err, run.error());
-  printSeedLine(out, seed, run.value(), spec);
+  printSeedLine(report, seed, run.value(), spec);
 
   if (Status written = writeArrayOutputs(outputFiles.value(), run.value().outputs,
                                          run.value().inputs, inputPaths);
       !written.ok()) {
-    out.flush();
+    report.flush();
     return reportError(err, written.message());
   }
   for (const NamedFile &file : outputFiles.value()) {
     const arrays::NpyArrays &from =
         run.value().outputs.count(file.name) ? run.value().outputs : run.value().inputs;
     const arrays::NpyArray &array = from.at(file.name);
-    out << "wrote " << file.name << " " << arrays::describeArray(array.dtype(), array.shape)
+    report << "wrote " << file.name << " " << arrays::describeArray(array.dtype(), array.shape)
         << " to " << file.path << "\n";
   }
   if (outputFiles.value().empty()) {
-    out << "outputs (nothing written; use --out NAME=FILE):\n";
+    report << "outputs (nothing written; use --out NAME=FILE):\n";
     for (const arrays::ArraySpec &array : sig.value().outputs)
-      out << fmt::format("  {:<18} {:<20} {}\n", array.name,
+      report << fmt::format("  {:<18} {:<20} {}\n", array.name,
                          arrays::describeArray(array.dtype, array.shape), array.meaning);
   }
-  out.flush();
+  report.flush();
   return kExitSuccess;
 }
 

@@ -88,6 +88,9 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       parseNamedFiles("out", {outFlag.begin(), outFlag.end()});
   if (!outputFiles.ok())
     return reportError(err, outputFiles.error(), kExitUsage);
+  // With an array on stdout (`--out q=/dev/stdout`), the report goes to
+  // stderr: stdout holds the array's bytes alone.
+  llvm::raw_ostream &report = writesToStandardOutput(outputFiles.value()) ? err : out;
   uint64_t seed = arrays::freshSeed();
   if (seedFlag.getNumOccurrences()) {
     Result<uint64_t> parsed = parseU64Flag("seed", seedFlag);
@@ -168,11 +171,11 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (!reference.ok())
     return reportError(err, reference.error());
   if (!reference.value().generated.empty())
-    out << "seed: " << seed << " (generated: " << llvm::join(reference.value().generated, ", ")
+    report << "seed: " << seed << " (generated: " << llvm::join(reference.value().generated, ", ")
         << ")\n";
   if (std::string chosen = arrays::describeSelection(spec.value(), reference.value());
       !chosen.empty())
-    out << "selection: " << chosen << (selection ? "" : " (drawn from the seed)") << "\n";
+    report << "selection: " << chosen << (selection ? "" : " (drawn from the seed)") << "\n";
 
   Result<CompiledKernel> kernel = obtainKernel(spec.value(), hsacoPath, kernelName);
   if (!kernel.ok())
@@ -182,11 +185,11 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (!run.ok())
     return reportError(err, run.error());
 
-  out << fmt::format("ran {} on {} (M={}): {:.1f} ms\n", kernel.value().code.kernel.name,
+  report << fmt::format("ran {} on {} (M={}): {:.1f} ms\n", kernel.value().code.kernel.name,
                      device.value()->description(), m, run.value().launchMs);
   if (stats)
     for (const auto &[counter, value] : run.value().report.counters)
-      out << fmt::format("  {:<24} {}\n", counter, value);
+      report << fmt::format("  {:<24} {}\n", counter, value);
   // A failed check writes no --out file: each keeps what it held, rather
   // than being replaced by output the check just called wrong.
   if (!check || run.value().ok()) {
@@ -195,24 +198,24 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
         !written.ok())
       return reportError(err, written.message());
     for (const NamedFile &file : outputFiles.value())
-      out << "wrote " << file.name << " to " << file.path << "\n";
+      report << "wrote " << file.name << " to " << file.path << "\n";
   }
   if (!check) {
-    out.flush();
+    report.flush();
     return kExitSuccess;
   }
   if (run.value().ok()) {
-    out << "check: ok (every output byte equals the reference; rows past M untouched)\n";
+    report << "check: ok (every output byte equals the reference; rows past M untouched)\n";
     return kExitSuccess;
   }
-  out << fmt::format("check: FAILED: {} bytes differ from the reference, {} bytes past M "
+  report << fmt::format("check: FAILED: {} bytes differ from the reference, {} bytes past M "
                      "written\n",
                      run.value().mismatches, run.value().untouchedViolations);
   for (const std::string &line : run.value().details)
-    out << "  " << line << "\n";
+    report << "  " << line << "\n";
   if (!outputFiles.value().empty())
-    out << "no --out file was written (the check failed; without --check they are)\n";
-  out.flush();
+    report << "no --out file was written (the check failed; without --check they are)\n";
+  report.flush();
   return kExitFailure;
 }
 
