@@ -17,6 +17,7 @@
 #include "compiler/serializer.h"
 #include "dialects/mxf/mxf_api.h"
 #include "spec/kernel_spec.h"
+#include "support/fork_gate.h"
 #include "templates/lower_mxf_to_gpu.h"
 #include "templates/registry.h"
 
@@ -409,6 +410,7 @@ Result<mlir::OwningOpRef<mlir::ModuleOp>> parseMlirModule(std::string_view text,
 
 Result<CodeObject> compileModule(mlir::ModuleOp module, const CompileOptions &options,
                                  const std::string &specText) {
+  ForkGate::Scope noForkInside; // support/fork_gate.h: a fork waits for this compile
   mlir::MLIRContext *context = module->getContext();
   // The caller's context may lack the interfaces and translations the
   // pipeline relies on; adding what is already there is a no-op.
@@ -426,6 +428,7 @@ Result<CodeObject> compileModule(mlir::ModuleOp module, const CompileOptions &op
 
 Result<CodeObject> compileMlirText(std::string_view text, const std::string &bufferName,
                                    const CompileOptions &options, const std::string &specText) {
+  ForkGate::Scope noForkInside; // support/fork_gate.h: a fork waits for this compile
   const std::string name = specText.empty() ? bufferName : specText;
   CompileStage stop;
   if (Status valid = validateOptions(options, stop); !valid.ok())
@@ -447,6 +450,7 @@ Result<CodeObject> compileMlirText(std::string_view text, const std::string &buf
 }
 
 Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &options) {
+  ForkGate::Scope noForkInside; // support/fork_gate.h: a fork waits for this compile
   // Options first: a typo in them should not cost a template build.
   CompileStage stop;
   if (Status valid = validateOptions(options, stop); !valid.ok())

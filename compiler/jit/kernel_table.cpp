@@ -4,6 +4,7 @@
 
 #include "abi/operands.h"
 #include "spec/buckets.h"
+#include "support/fork_gate.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -120,6 +121,9 @@ Result<KernelHandle> KernelTable::get(std::string_view specText) {
 
 
 Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
+  // From claiming the slot to filling it: a fork in between would leave the
+  // child a slot nobody fills (support/fork_gate.h).
+  ForkGate::Scope noForkInside;
   if (Status valid = validateSpec(spec); !valid.ok())
     return valid;
   const std::string canonical = printSpec(spec);
