@@ -165,8 +165,9 @@ Result<std::vector<uint16_t>> readRotation(const std::string &spec) {
       out.push_back(f32ToBf16(v));
     }
   } else {
-    return Result<std::vector<uint16_t>>::failure(path + ": tensor '" + t->name + "' is " +
-                                                  t->dtype + "; --rotation needs BF16 or F32");
+    return Result<std::vector<uint16_t>>::failure(path + ": tensor '" + printable(t->name) +
+                                                  "' is " + t->dtype +
+                                                  "; --rotation needs BF16 or F32");
   }
   return out;
 }
@@ -207,7 +208,7 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
     for (const TensorInfo &t : shards[i].file.tensors()) {
       if (!pattern.match(t.name))
         continue;
-      const std::string where = shards[i].inputPath + ": tensor '" + t.name + "'";
+      const std::string where = shards[i].inputPath + ": tensor '" + printable(t.name) + "'";
       if (t.shape.size() != 2)
         return Status::failure(where + " matches --tensors but has shape " + shapeText(t.shape) +
                                "; quant_weight takes 2-D [N, K] tensors");
@@ -348,8 +349,8 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
                        : weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
                                                   options.threads, codes, scales);
     if (!st.ok())
-      return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + t.name + "': " +
-                                         st.message());
+      return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + printable(t.name) +
+                                         "': " + st.message());
     if (options.check) {
       QuantizationError e =
           measureQuantization(problem, s.spec.wlayout, w, t.shape[0], r, codes, scales);
