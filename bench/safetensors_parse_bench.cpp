@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     row("safetensors", keys, header.size() - 8, [&] { return timeHeader(header, keys); });
   }
   {
-    const size_t keys = (kMaxHeaderBytes - 64) / 990;
+    const size_t keys = (kMaxHeaderBytes - 64) / 995; // 940-byte names + 52 bytes of entry
     std::vector<uint8_t> header = headerFile(keys, worstCaseName);
     row("limit", keys, header.size() - 8, [&] { return timeHeader(header, keys); });
   }
