@@ -2,11 +2,17 @@
 
 #include "support/file_io.h"
 
+#include "support/interrupt_cleanup.h"
+
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <functional>
+#include <signal.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -166,8 +172,10 @@ void injectWriteFailureForTesting(int stagesBefore, int error) {
 StagedFile::~StagedFile() { discard(); }
 
 StagedFile::StagedFile(StagedFile &&other) noexcept
-    : destination_(std::move(other.destination_)), temporary_(std::move(other.temporary_)) {
+    : destination_(std::move(other.destination_)), temporary_(std::move(other.temporary_)),
+      registration_(other.registration_) {
   other.temporary_.clear();
+  other.registration_ = -1;
 }
 
 StagedFile &StagedFile::operator=(StagedFile &&other) noexcept {
@@ -175,7 +183,9 @@ StagedFile &StagedFile::operator=(StagedFile &&other) noexcept {
     discard();
     destination_ = std::move(other.destination_);
     temporary_ = std::move(other.temporary_);
+    registration_ = other.registration_;
     other.temporary_.clear();
+    other.registration_ = -1;
   }
   return *this;
 }
@@ -184,6 +194,8 @@ void StagedFile::discard() {
   if (!temporary_.empty())
     ::unlink(temporary_.c_str());
   temporary_.clear();
+  unregisterTemporary(registration_);
+  registration_ = -1;
 }
 
 Result<StagedFile> StagedFile::stage(const std::string &path, const void *data, size_t size) {
@@ -204,21 +216,30 @@ Result<StagedFile> StagedFile::stage(const std::string &path, const void *data, 
                              "-";
   constexpr int kAttempts = 64;
   std::string temporary;
-  int fd = -1;
+  int fd = -1, registration = -1;
   for (int attempt = 0; attempt < kAttempts && fd < 0; ++attempt) {
     temporary = prefix + std::to_string(counter.fetch_add(1));
+    // Registered before it exists: a SIGINT or SIGTERM between the open and
+    // the registration would otherwise leave it (interrupt_cleanup.h).
+    registration = registerTemporary(temporary);
     do
       fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     while (fd < 0 && errno == EINTR);
-    if (fd < 0 && errno != EEXIST)
-      break;
+    if (fd < 0) {
+      const int error = errno;
+      unregisterTemporary(registration);
+      errno = error;
+      if (error != EEXIST)
+        break;
+    }
   }
   if (fd < 0)
     return R::failure(path + ": cannot create a temporary file in " + directory + ": " +
                       errnoText(errno));
   StagedFile staged;
   staged.destination_ = path;
-  staged.temporary_ = temporary; // from here on the destructor removes it
+  staged.temporary_ = temporary;       // from here on the destructor removes it
+  staged.registration_ = registration; // and a SIGINT or SIGTERM does
   FileDescriptor file(fd);
   auto fail = [&](const std::string &what, int error) {
     return R::failure(path + ": " + what + ": " + errnoText(error));
@@ -252,6 +273,8 @@ Status StagedFile::commit() {
                            errnoText(error));
   }
   temporary_.clear();
+  unregisterTemporary(registration_);
+  registration_ = -1;
   return Status::success();
 }
 
@@ -305,6 +328,33 @@ bool isAtomicWriteTemporary(std::string_view name) {
     }
   }
   return suffix.empty();
+}
+
+std::vector<std::string> removeStaleTemporaries(const std::string &directory) {
+  std::vector<std::string> removed;
+  DIR *dir = ::opendir(directory.c_str());
+  if (!dir)
+    return removed;
+  while (const dirent *entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (!isAtomicWriteTemporary(name))
+      continue;
+    // The first number after the marker is the staging process's id.
+    const size_t at = name.rfind(kTempFileMarker) + kTempFileMarker.size();
+    const long long pid = std::strtoll(name.c_str() + at, nullptr, 10);
+    if (pid <= 0 || pid > INT32_MAX)
+      continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+      continue; // alive, or not ours to ask about: perhaps still writing
+    const std::string path = (directory == "/" ? "" : directory) + "/" + name;
+    struct stat info;
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid())
+      continue;
+    if (::unlink(path.c_str()) == 0)
+      removed.push_back(name);
+  }
+  ::closedir(dir);
+  return removed;
 }
 
 } // namespace mxf

@@ -85,6 +85,7 @@ private:
   void discard();
   std::string destination_;
   std::string temporary_; // empty once committed or discarded
+  int registration_ = -1; // interrupt_cleanup.h: removed on SIGINT/SIGTERM too
 };
 
 /// Writes all `size` bytes to `fd` (retrying short writes and EINTR); a
@@ -110,6 +111,14 @@ Status createDirectories(const std::string &path);
 /// True if `name` (a file name, not a path) is exactly the pattern of
 /// StagedFile's temporaries: `.<name>.tmp-<digits>-<digits>-<digits>`.
 bool isAtomicWriteTemporary(std::string_view name);
+
+/// Removes the temporaries in `directory` that an interrupted mxforge process
+/// left (a SIGKILL, a power cut: what no handler sees) and that provably are
+/// such leftovers: named as StagedFile names them, regular files owned by this
+/// user, staged by a process id that no longer exists. A name whose process
+/// still runs (or whose id was reused) is left alone. Returns the names
+/// removed.
+std::vector<std::string> removeStaleTemporaries(const std::string &directory);
 
 } // namespace mxf
 

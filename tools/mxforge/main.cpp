@@ -8,6 +8,8 @@
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/commands.h"
 
+#include "support/interrupt_cleanup.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -47,6 +49,9 @@ void reportParseErrors(llvm::StringRef text, llvm::StringRef program, llvm::raw_
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // After LLVM's handlers: ours remove the staged temporaries (quantize's
+  // shards, bundles, arrays) and hand the signal on (interrupt_cleanup.h).
+  mxf::removeTemporariesOnSignals();
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
                                     bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand(),

@@ -19,6 +19,7 @@
 #include "numerics/packing.h"
 #include "spec/kernel_spec.h"
 #include "spec/reference_problem.h"
+#include "support/directory_lock.h"
 #include "support/file_io.h"
 #include "support/output_files.h"
 #include "support/printable.h"
@@ -40,6 +41,7 @@
 #include <optional>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace mxf::cli {
@@ -510,6 +512,7 @@ std::vector<std::string> excludedModules(const std::vector<Shard> &shards,
 
 Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out,
                           llvm::raw_ostream &err) {
+  DirectoryLock lock; // held until every output is in place (below)
   // Phase 1: check everything.
   if (Status s = checkUserSpec(options.spec); !s.ok())
     return s;
@@ -606,14 +609,40 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     inputs.push_back(config.value().inputPath);
   if (options.rotation) // the learned R is an input like the checkpoint
     inputs.push_back(splitRotation(*options.rotation).first);
-  for (const std::string &path : outputs)
-    if (Status s = checkOutputPath(path, options.force); !s.ok())
+  // One writer per output folder, from the first check of an output to the
+  // last rename (support/directory_lock.h): a second run into the folder
+  // fails here instead of mixing its shards with ours. A sharded run's folder
+  // is created for the lock and removed again, if still empty, when a check
+  // fails under the lock.
+  const std::string folder = sharded ? options.out : dirName(options.out);
+  struct stat folderInfo;
+  const bool createdFolder = sharded && ::stat(folder.c_str(), &folderInfo) != 0;
+  if (createdFolder)
+    if (Status s = createDirectories(folder); !s.ok())
       return s;
-  if (sharded)
-    if (Status s = createDirectories(options.out); !s.ok())
-      return s;
-  if (Status s = checkDistinctOutputs(outputs, what, inputs); !s.ok())
-    return s;
+  Status checked = [&]() -> Status {
+    Result<DirectoryLock> locked =
+        DirectoryLock::tryLock(folder, "mxforge quantize --out " + options.out);
+    if (!locked.ok())
+      return locked.status();
+    lock = std::move(locked.value());
+    // What an earlier run killed without a chance to clean up (SIGKILL)
+    // left: only temporaries we can prove are such leftovers.
+    for (const std::string &name : removeStaleTemporaries(folder))
+      err << "note: removed " << joinPath(folder, name)
+          << ", a temporary an interrupted run left behind\n";
+    for (const std::string &path : outputs)
+      if (Status s = checkOutputPath(path, options.force); !s.ok())
+        return s;
+    return checkDistinctOutputs(outputs, what, inputs);
+  }();
+  if (!checked.ok()) {
+    // Only under our lock: a writer that lost the lock must not remove the
+    // (still empty) folder the winner is about to fill.
+    if (createdFolder && lock.held())
+      ::rmdir(folder.c_str()); // only if still empty
+    return checked;
+  }
 
   // Phase 2: build and stage every output.
   std::optional<KernelWeightQuantizer> kernel;
