@@ -4,6 +4,7 @@
 
 #include "runtime/bundle.h"
 #include "spec/kernel_spec.h"
+#include "support/directory_lock.h"
 #include "support/file_io.h"
 #include "support/output_files.h"
 #include "support/printable.h"
@@ -77,6 +78,13 @@ int runBundleExtract(const ExtractOptions &options, llvm::raw_ostream &out,
 
   if (Status made = createDirectories(options.outputDirectory); !made.ok())
     return reportError(err, made.message());
+  // One writer per folder (support/directory_lock.h): two extracts into DIR
+  // cannot leave one's code objects beside the other's launch_records.tsv.
+  Result<DirectoryLock> lock =
+      DirectoryLock::tryLock(options.outputDirectory, "mxforge bundle extract -o " +
+                                                          options.outputDirectory);
+  if (!lock.ok())
+    return reportError(err, lock.error());
   std::vector<OutputFile> files;
   std::set<std::string> written; // entries of one tiling class share a code object
   std::string records =
