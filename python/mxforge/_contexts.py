@@ -48,7 +48,7 @@ def _create(device):
     _lib.check(library.mxf_context_create(ctypes.byref(options), ctypes.byref(handle)),
                errors.ArgumentError)
     for path in _bundles:
-        _lib.check(library.mxf_load_bundle(handle, path.encode(), None), errors.BundleError)
+        _lib.check(library.mxf_load_bundle(handle, _lib.c_string(path, "the bundle path"), None), errors.BundleError)
     if _startup_done:
         _apply_startup_done(handle.value)
     return handle.value
@@ -109,7 +109,7 @@ def load_bundle_everywhere(path):
             contexts = [_create("emu")]
             _contexts["emu"] = contexts[0]
         for handle in contexts:
-            _lib.check(library.mxf_load_bundle(handle, path.encode(), ctypes.byref(count)),
+            _lib.check(library.mxf_load_bundle(handle, _lib.c_string(path, "the bundle path"), ctypes.byref(count)),
                        errors.BundleError)
         _bundles.append(path)
     return count.value

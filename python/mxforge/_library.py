@@ -241,3 +241,15 @@ def check(status, invalid_argument=errors.ArgumentError):
 
 def text(value):
     return value.decode("utf-8", "replace") if value is not None else None
+
+
+def c_string(value, what, error=errors.ArgumentError):
+    """`value` (a str) as the NUL-terminated bytes a C string argument takes.
+    A NUL inside it would end the string early: the C side would see only
+    what precedes it (a spec losing its later keys, a path naming another
+    file), so it is refused here, naming `what`."""
+    if "\0" in value:
+        raise error(f"{what} contains a NUL character (at {value.index(chr(0))}): "
+                    f"{value!r}")
+    return value.encode()
+

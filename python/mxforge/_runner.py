@@ -53,7 +53,7 @@ def kernel_info(kernel):
 
 def find_kernel(context, spec, m):
     kernel = ctypes.c_void_p()
-    _lib.check(_lib.lib().mxf_find_kernel(context, spec.encode(), int(m), ctypes.byref(kernel)),
+    _lib.check(_lib.lib().mxf_find_kernel(context, _lib.c_string(spec, "the spec", errors.SpecError), int(m), ctypes.byref(kernel)),
                errors.LaunchError)
     return kernel.value
 

@@ -106,7 +106,7 @@ def calibrate(layers, spec=None, threshold=0.05, r=None, **spec_keys) -> List[La
         rows = _bf16_rows(name, value, k)
         result = _lib.LayerCalibration()
         _lib.check(_lib.lib().mxf_calibrate_layer(
-            canonical.encode(), rows.ctypes.data, rows.shape[0],
+            _lib.c_string(canonical, "the spec", errors.SpecError), rows.ctypes.data, rows.shape[0],
             r_host.ctypes.data if r_host is not None else None, float(threshold),
             ctypes.byref(result)), errors.ArgumentError)
         records.append(LayerCalibration(

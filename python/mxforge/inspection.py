@@ -107,7 +107,7 @@ def _inspect_file(path):
     context = ctypes.c_void_p()
     _lib.check(library.mxf_context_create(ctypes.byref(options), ctypes.byref(context)))
     try:
-        _lib.check(library.mxf_load_bundle(context, path.encode(), None), errors.BundleError)
+        _lib.check(library.mxf_load_bundle(context, _lib.c_string(path, "the bundle path"), None), errors.BundleError)
         listing = startup._kernels_of(context.value, "bundle")
     finally:
         library.mxf_context_destroy(context)

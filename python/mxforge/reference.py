@@ -48,7 +48,7 @@ def reference(spec=None, x=None, r=None, **spec_keys):
     s = np.zeros(operand_list["s"].shape, dtype=np.uint8)
     q_written, s_written = ctypes.c_size_t(), ctypes.c_size_t()
     _lib.check(_lib.lib().mxf_reference(
-        canonical.encode(), m, x_host.ctypes.data,
+        _lib.c_string(canonical, "the spec", errors.SpecError), m, x_host.ctypes.data,
         r_host.ctypes.data if r_host is not None else None, q.ctypes.data, q.nbytes,
         ctypes.byref(q_written), s.ctypes.data, s.nbytes, ctypes.byref(s_written)),
         errors.ArgumentError)

@@ -85,8 +85,8 @@ def canonical(spec_text):
         raise errors.ArgumentTypeError(f"a spec must be a str, got {type(spec_text).__name__}")
     buffer = ctypes.create_string_buffer(1024)
     length = ctypes.c_size_t()
-    status = _lib.lib().mxf_spec_canonical(spec_text.encode(), buffer, len(buffer),
-                                           ctypes.byref(length))
+    status = _lib.lib().mxf_spec_canonical(_lib.c_string(spec_text, "the spec", errors.SpecError),
+                                           buffer, len(buffer), ctypes.byref(length))
     if status == errors.INVALID_ARGUMENT and length.value >= len(buffer):
         buffer = ctypes.create_string_buffer(length.value + 1)
         status = _lib.lib().mxf_spec_canonical(spec_text.encode(), buffer, len(buffer), None)
@@ -152,7 +152,7 @@ def operands(spec_text, m):
     library = _lib.lib()
     shapes = (_lib.OperandShape * 16)()
     count = ctypes.c_size_t()
-    _lib.check(library.mxf_spec_get_operands(spec_text.encode(), int(m), shapes, len(shapes),
+    _lib.check(library.mxf_spec_get_operands(_lib.c_string(spec_text, "the spec", errors.SpecError), int(m), shapes, len(shapes),
                                              ctypes.byref(count)), errors.SpecError)
     result = []
     for shape in shapes[:count.value]:

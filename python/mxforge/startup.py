@@ -25,7 +25,7 @@ def load_bundle(path, device=None):
     if device is None:
         return _contexts.load_bundle_everywhere(path)
     count = ctypes.c_size_t()
-    _lib.check(_lib.lib().mxf_load_bundle(_contexts.context(device), path.encode(),
+    _lib.check(_lib.lib().mxf_load_bundle(_contexts.context(device), _lib.c_string(path, "the bundle path"),
                                           ctypes.byref(count)), errors.BundleError)
     return count.value
 
@@ -56,7 +56,7 @@ def compile(specs_to_compile, threads=0, device=DEFAULT_DEVICE):
     given = list(specs_to_compile)
     library = _lib.lib()
     context = _contexts.context(device)
-    encoded = [str(spec).encode() for spec in given]
+    encoded = [_lib.c_string(str(spec), "the spec", errors.SpecError) for spec in given]
     array = (ctypes.c_char_p * len(encoded))(*encoded)
     statuses = (ctypes.c_int * len(encoded))()
     library.mxf_compile_all(context, array, len(encoded), int(threads), statuses)
@@ -73,7 +73,7 @@ def compile(specs_to_compile, threads=0, device=DEFAULT_DEVICE):
         # The table remembers failures, so asking for the one spec again
         # returns at once with its own message (mxf_compile_all reports only
         # the first failure's).
-        again = library.mxf_compile(context, str(spec).encode())
+        again = library.mxf_compile(context, _lib.c_string(str(spec), "the spec", errors.SpecError))
         message = _lib.last_error() if again != errors.SUCCESS else "failed in mxf_compile_all"
         results.append(CompileResult(spec, canonical, False, error=errors.error_for(
             status, message, errors.SpecError)))

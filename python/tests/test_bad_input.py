@@ -53,6 +53,12 @@ CASES = {
     "uncompilable spec": (lambda x: x, {"rs": 64, "rot": "hadamard_butterfly"},
                           mxforge.CompileError, ["hadamard_butterfly at RS=64", "does not support"]),
     "meta tensor": (lambda x: x.to("meta"), {}, mxforge.ArgumentError, ["x", "meta"]),
+    # ctypes passes a str as a C string, which a NUL ends: the keys after it
+    # were silently dropped (here RS=64 and the bad fmt).
+    "NUL in the spec": (lambda x: x, {"spec": "rotate_quant:K=256\0,RS=64,fmt=bogus"},
+                        mxforge.SpecError, ["the spec contains a NUL character"]),
+    "NUL in a keyword value": (lambda x: x, {"rot": "hadamard\0junk", "rs": 64},
+                               mxforge.SpecError, ["the spec contains a NUL character"]),
     # numpy's as_strided checks nothing: a row stride of 2^31 elements used to
     # kill the interpreter (SIGSEGV) when the rows were copied for the launch.
     "numpy view past its memory": (
