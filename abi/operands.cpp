@@ -244,6 +244,12 @@ Status checkLaunchRows(const KernelSpec &spec, int64_t m) {
   return Status::success();
 }
 
+Status checkLaunchRows(const KernelSpec &spec, const LaunchRecord &record, int64_t m) {
+  if (!kernelHasRowsOperand(spec.op))
+    return checkLaunchRows(spec, m);
+  return record.checkRows(m); // the class's limit, which the record carries
+}
+
 std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
   std::vector<ScalarArg> args;
   if (kernelHasRowsOperand(spec.op))

@@ -16,6 +16,7 @@
 #ifndef MXFORGE_ABI_OPERANDS_H
 #define MXFORGE_ABI_OPERANDS_H
 
+#include "abi/launch_record.h"
 #include "abi/versions.h"
 #include "numerics/status.h"
 #include "spec/kernel_spec.h"
@@ -121,6 +122,12 @@ int64_t maxLaunchRows(const KernelSpec &spec);
 /// Whether a launch may process `m` rows: 1 <= m <= M, or m == N for
 /// quant_weight; the message names m and the limit.
 Status checkLaunchRows(const KernelSpec &spec, int64_t m);
+/// Whether a launch of `spec`'s code object, launched as `record` says,
+/// may process `m` rows: 1 <= m <= record.maxRows, the limit of the code's
+/// tiling class (the M bucket of a spec only names the class: a kernel of
+/// bucket 8 whose class serves 256 rows takes m = 9), or m == N for
+/// quant_weight. The message names m and the limit.
+Status checkLaunchRows(const KernelSpec &spec, const LaunchRecord &record, int64_t m);
 
 /// MoE sorting sizes of a rotate_quant_moe spec at `rows` tokens:
 /// capacity = rows*topk + E*block - topk, blocks = ceil(capacity / block).

@@ -364,7 +364,7 @@ mxf_status mxf_kernel_get_launch(const mxf_kernel *kernel, int m, mxf_launch_inf
     return nullArgument("mxf_kernel_get_launch", "info");
   const mxf::CodeObject &object = kernel->handle->object;
   const mxf::KernelSpec &spec = kernel->handle->spec;
-  if (mxf::Status rows = mxf::checkLaunchRows(spec, m); !rows.ok())
+  if (mxf::Status rows = mxf::checkLaunchRows(spec, object.launch, m); !rows.ok())
     return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_kernel_get_launch: " + rows.message());
   const std::array<uint32_t, 3> grid = object.launch.gridFor(uint32_t(m));
   for (int d = 0; d < 3; ++d)
@@ -483,7 +483,8 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
                 name + ": " + kernel.spec + " takes " + std::to_string(kernel.operands.size()) +
                     " operands, " + std::to_string(operandCount) + " were given");
   const mxf::KernelSpec &spec = kernel.handle->spec;
-  if (mxf::Status rows = mxf::checkLaunchRows(spec, m); !rows.ok())
+  // Up to the class limit of the kernel's code object, not its bucket.
+  if (mxf::Status rows = mxf::checkLaunchRows(spec, kernel.handle->object.launch, m); !rows.ok())
     return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + rows.message());
   for (size_t i = 0; rowStrides && i < operandCount; ++i)
     if (rowStrides[i] != 0)

@@ -20,10 +20,11 @@ Status checkStrideNames(const KernelSpec &spec, const RowStrides &strides) {
 Status checkRows(const KernelSpec &spec, const LaunchRecord &record, int m) {
   if (Status valid = validateSpec(spec); !valid.ok())
     return valid;
-  if (Status rows = checkLaunchRows(spec, m); !rows.ok())
-    return rows;
   if (Status valid = record.validate(); !valid.ok())
     return valid;
+  // Up to the code's class limit: the spec's M bucket only names the class.
+  if (Status rows = checkLaunchRows(spec, record, m); !rows.ok())
+    return rows;
   return record.checkRows(m);
 }
 

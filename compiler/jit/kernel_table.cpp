@@ -6,6 +6,7 @@
 #include "spec/buckets.h"
 #include "support/fork_gate.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -142,10 +143,10 @@ Result<KernelHandle> KernelTable::get(const KernelSpec &spec) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!result.ok())
       ++stats_.failures;
-    else if (result.value()->sharedCode)
-      ++stats_.sharedCode;
     else if (result.value()->origin == KernelOrigin::Bundle)
       ++stats_.fromBundle;
+    else if (result.value()->sharedCode)
+      ++stats_.sharedCode;
     else if (result.value()->origin == KernelOrigin::DiskCache)
       ++stats_.cacheHits;
     else
@@ -173,6 +174,14 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
     std::lock_guard<std::mutex> lock(mutex_);
     bundles = bundles_;
   }
+  auto fromBundleEntry = [&](const Bundle::Kernel &kernel, bool sharedCode) {
+    CodeObject object;
+    object.hsaco.assign(kernel.hsaco, kernel.hsaco + kernel.hsacoSize);
+    object.kernel = kernel.kernel;
+    object.launch = kernel.launch;
+    object.spec = canonical;
+    return handle(std::move(object), KernelOrigin::Bundle, sharedCode);
+  };
   for (const std::shared_ptr<const Bundle> &bundle : bundles)
     if (const Bundle::Kernel *kernel = bundle->find(canonical)) {
       // The entry's kernel must be this spec's (abi/ names it, at the spec's
@@ -189,13 +198,12 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
             "the bundle entry for '" + canonical + "' launches at most " +
             std::to_string(kernel->launch.maxRows) + " rows, fewer than its M: the bundle is "
             "corrupted");
-      CodeObject object;
-      object.hsaco.assign(kernel->hsaco, kernel->hsaco + kernel->hsacoSize);
-      object.kernel = kernel->kernel;
-      object.launch = kernel->launch;
-      object.spec = canonical;
-      return handle(std::move(object), KernelOrigin::Bundle);
+      return fromBundleEntry(*kernel, /*sharedCode=*/false);
     }
+  // The bucket in a spec only names its class: an entry of another bucket
+  // of the class holds this spec's code object.
+  if (const Bundle::Kernel *kernel = classEntryInBundles(spec, bundles))
+    return fromBundleEntry(*kernel, /*sharedCode=*/true);
 
   if (options_.strict)
     return Result<KernelHandle>::failure("'" + canonical +
@@ -281,6 +289,43 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
   return handle(std::move(produced.value()), origin);
 }
 
+std::optional<std::string> KernelTable::codeClassOf(const KernelSpec &spec) const {
+  if (!options_.jit || !options_.jit->codeSpec)
+    return printSpec(spec);
+  Result<KernelSpec> code = options_.jit->codeSpec(spec);
+  if (!code.ok())
+    return std::nullopt;
+  return printSpec(code.value());
+}
+
+const Bundle::Kernel *
+KernelTable::classEntryInBundles(const KernelSpec &spec,
+                                 const std::vector<std::shared_ptr<const Bundle>> &bundles) const {
+  if (bundles.empty() || !kernelHasRowsOperand(spec.op) || !options_.jit ||
+      !options_.jit->codeSpec)
+    return nullptr; // no buckets, or every spec its own class
+  const std::optional<std::string> codeClass = codeClassOf(spec);
+  if (!codeClass)
+    return nullptr;
+  for (int bucket : kMBuckets) {
+    if (bucket == spec.M)
+      continue;
+    KernelSpec member = spec;
+    member.M = bucket;
+    if (codeClassOf(member) != codeClass)
+      continue;
+    const std::string memberText = printSpec(member);
+    for (const std::shared_ptr<const Bundle> &bundle : bundles)
+      if (const Bundle::Kernel *kernel = bundle->find(memberText))
+        // The entry is checked as its own spec is when asked for: its
+        // kernel must be the class's, and its record must serve our M.
+        if (namesKernelOf(spec, kernel->kernel.name) &&
+            kernel->launch.maxRows >= uint32_t(spec.M))
+          return kernel;
+  }
+  return nullptr;
+}
+
 std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<KernelSpec> &specs,
                                                           unsigned threads) {
   if (threads == 0)
@@ -313,6 +358,31 @@ std::vector<int> KernelTable::availableBuckets(const KernelSpec &family) const {
   return std::vector<int>(found->second.begin(), found->second.end());
 }
 
+std::optional<int> KernelTable::heldBucketServing(const KernelSpec &family, int m,
+                                                  const std::vector<int> &held) const {
+  if (held.empty())
+    return std::nullopt;
+  std::set<std::string> heldClasses; // resolved only when no held bucket fits
+  KernelSpec member = family;
+  for (int bucket : kMBuckets) {
+    if (bucket < m)
+      continue;
+    if (std::find(held.begin(), held.end(), bucket) != held.end())
+      return bucket;
+    if (heldClasses.empty())
+      for (int heldBucket : held) {
+        member.M = heldBucket;
+        if (std::optional<std::string> codeClass = codeClassOf(member))
+          heldClasses.insert(*codeClass);
+      }
+    member.M = bucket;
+    if (std::optional<std::string> codeClass = codeClassOf(member);
+        codeClass && heldClasses.count(*codeClass))
+      return bucket;
+  }
+  return std::nullopt;
+}
+
 Result<KernelHandle> KernelTable::forRows(const KernelSpec &family, int m) {
   if (!kernelHasRowsOperand(family.op)) {
     // No M key and no buckets (quant_weight): the spec is its one kernel,
@@ -335,11 +405,10 @@ Result<KernelHandle> KernelTable::forRows(const KernelSpec &family, int m) {
                                          std::to_string(kLargestMBucket) +
                                          "); split the batch");
   const std::vector<int> buckets = availableBuckets(family);
-  for (int bucket : buckets)
-    if (bucket >= m) {
-      member.M = bucket;
-      return get(member);
-    }
+  if (std::optional<int> bucket = heldBucketServing(family, m, buckets)) {
+    member.M = *bucket;
+    return get(member);
+  }
   if (options_.jit && !options_.strict) {
     member.M = *smallestBucketAtLeast(m);
     return get(member);

@@ -75,8 +75,9 @@ struct TableKernel {
   KernelSpec spec;
   CodeObject object; // hsaco, KernelInfo, canonical spec text
   KernelOrigin origin = KernelOrigin::Compiled;
-  /// The code object came from another spec of its tiling class (already
-  /// compiled or loaded from the cache by this table).
+  /// The code object came from another spec of its tiling class (compiled
+  /// or loaded from the cache by this table, or a bundle entry of another
+  /// bucket of the class).
   bool sharedCode = false;
 };
 using KernelHandle = std::shared_ptr<const TableKernel>;
@@ -107,7 +108,7 @@ struct KernelTableOptions {
 /// Counters for logs and tests.
 struct KernelTableStats {
   uint64_t requests = 0;   // get() calls, including those served from the table
-  uint64_t fromBundle = 0; // kernels taken from a bundle
+  uint64_t fromBundle = 0; // kernels taken from a bundle (their own entry or their class's)
   uint64_t cacheHits = 0;  // kernels loaded from the disk cache
   uint64_t compiled = 0;   // kernels the JIT compiled
   uint64_t sharedCode = 0; // specs served by another spec's compile or cache load (one tiling class)
@@ -138,13 +139,15 @@ public:
   std::vector<Result<KernelHandle>> compileAll(const std::vector<KernelSpec> &specs,
                                                unsigned threads);
 
-  /// Bucket dispatch: the kernel of `family` (any member; its M is ignored)
-  /// for an actual row count `m`: the smallest bucket >= m that the table or
-  /// a bundle already holds; when there is none and a JIT may run, the
-  /// smallest legal bucket >= m is compiled. m < 1, m above the largest
-  /// bucket (256), or no bucket in strict mode are errors naming the family
-  /// and the buckets there are. An op without buckets (quant_weight) has
-  /// one kernel, for m = N only (checkLaunchRows).
+  /// Class dispatch: the kernel of `family` (any member; its M is ignored)
+  /// for an actual row count `m`: the smallest bucket >= m whose code the
+  /// table or a bundle already holds, its own or its tiling class's (one
+  /// code object serves every m of its class, so a bundle of buckets 1-8 of
+  /// a class of 256 rows serves m = 9 without compiling); when there is
+  /// none and a JIT may run, the smallest legal bucket >= m is produced.
+  /// m < 1, m above the largest bucket (256), or no bucket in strict mode
+  /// are errors naming the family and the buckets there are. An op without
+  /// buckets (quant_weight) has one kernel, for m = N only (checkLaunchRows).
   Result<KernelHandle> forRows(const KernelSpec &family, int m);
 
   /// The buckets of `family` available without compiling, ascending.
@@ -161,6 +164,16 @@ public:
 
 private:
   Result<KernelHandle> produce(const KernelSpec &spec, const std::string &canonical);
+  /// The canonical code spec of `spec` (its tiling class); the spec itself
+  /// without a code-spec hook; nullopt when the hook refuses the spec.
+  std::optional<std::string> codeClassOf(const KernelSpec &spec) const;
+  /// A bundle entry of another bucket of `spec`'s class that serves M rows.
+  const Bundle::Kernel *
+  classEntryInBundles(const KernelSpec &spec,
+                      const std::vector<std::shared_ptr<const Bundle>> &bundles) const;
+  /// The smallest bucket >= m held, itself or through its class (forRows).
+  std::optional<int> heldBucketServing(const KernelSpec &family, int m,
+                                       const std::vector<int> &held) const;
 
   KernelTableOptions options_;
   std::unique_ptr<DiskCache> cache_;

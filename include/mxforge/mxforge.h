@@ -143,8 +143,10 @@ MXF_API mxf_status mxf_compile_all(mxf_context *context, const char *const *spec
 typedef struct mxf_kernel mxf_kernel;
 
 /* The kernel for `spec`'s family (the spec's M is ignored) and an actual
- * row count `m`: the smallest loaded or compiled M bucket >= m (compiled on
- * demand unless strict). quant_weight has no buckets: its one kernel, for
+ * row count `m`: the smallest M bucket >= m whose code object is loaded or
+ * compiled, its own or its tiling class's (a bundle of buckets 1-8 serves
+ * m up to its class limit, 256, without compiling), else compiled on
+ * demand unless strict. quant_weight has no buckets: its one kernel, for
  * m = N only (any other m is an error naming the rule). Loaded on the
  * context's device. */
 MXF_API mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
@@ -154,8 +156,9 @@ typedef struct mxf_kernel_info {
   const char *spec;    /* canonical spec, with the bucket's M */
   const char *name;    /* kernel symbol */
   const char *origin;  /* "bundle", "cache" or "jit" */
-  int bucket;          /* the M bucket: launches take 1 <= m <= bucket
-                          (quant_weight: N, and launches take m = N) */
+  int bucket;          /* the M bucket, which names the code's tiling class:
+                          launches take 1 <= m <= the class limit
+                          (mxf_launch_info.max_rows), quant_weight m = N */
   uint32_t vgprs, sgprs, lds_bytes, scratch_bytes;
   size_t operand_count;
 } mxf_kernel_info;

@@ -115,8 +115,12 @@ TEST_F(LaunchContract, TheRecordAloneGivesTheBytesOfTheSpecLauncher) {
 
 TEST_F(LaunchContract, BadRowCountsStridesAndBuffersAreRefusedByName) {
   Buffers b = allocate(x.size(), bytesOf("q"), bytesOf("s"));
-  EXPECT_NE(refused(b, 0).find("M=0 is outside 1..16"), std::string::npos);
-  EXPECT_NE(refused(b, 17).find("M=17 is outside 1..16"), std::string::npos);
+  // Rows up to the code object's class limit (256), not the spec's bucket
+  // (16), which only names the class.
+  EXPECT_NE(refused(b, 0).find("m=0 is outside 1..256 (the rows this code object serves)"),
+            std::string::npos);
+  EXPECT_NE(refused(b, 257).find("m=257 is outside 1..256 (the rows this code object serves)"),
+            std::string::npos);
   // A record whose class serves fewer rows than the spec's bucket.
   LaunchRecord small = kernel.code.launch;
   small.maxRows = 4;

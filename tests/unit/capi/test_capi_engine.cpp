@@ -179,11 +179,13 @@ TEST(CApiEngine, LaunchParamsRefuseBadInput) {
             std::string::npos)
       << lastError();
 
-  // m outside the bucket, a missing operand, a wrong count.
-  EXPECT_EQ(mxf_kernel_launch_params(kernel, 5, operands.device.data(), nullptr,
+  // m outside the rows of the code object's class (256; the kernel's bucket
+  // 4 only names the class), a missing operand, a wrong count.
+  EXPECT_EQ(mxf_kernel_launch_params(kernel, 257, operands.device.data(), nullptr,
                                      operands.device.size(), kernarg, sizeof kernarg, &params),
             MXF_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(lastError().find("M=5 is outside 1..4 (the bucket of"), std::string::npos)
+  EXPECT_NE(lastError().find("m=257 is outside 1..256 (the rows this code object serves)"),
+            std::string::npos)
       << lastError();
   EXPECT_EQ(mxf_kernel_launch_params(kernel, 4, operands.device.data(), nullptr, 2, kernarg,
                                      sizeof kernarg, &params),

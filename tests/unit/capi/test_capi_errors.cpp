@@ -146,8 +146,13 @@ TEST(CApiErrors, LaunchAndMemoryArgumentsAreChecked) {
   }
   EXPECT_EQ(mxf_launch(context.get(), kernel, 1, buffers, 2, nullptr), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("takes 3 operands, 2 were given"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_launch(context.get(), kernel, 257, buffers, 3, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("m=257 is outside 1..256"), std::string::npos) << lastError();
+  // m = 3 is inside the class (the bucket, 2, only names it), but the
+  // buffers were sized for 2 rows.
   EXPECT_EQ(mxf_launch(context.get(), kernel, 3, buffers, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(lastError().find("M=3 is outside 1..2"), std::string::npos) << lastError();
+  EXPECT_NE(lastError().find("for m=3 rows"), std::string::npos) << lastError();
   EXPECT_EQ(mxf_launch(other.get(), kernel, 1, buffers, 3, nullptr), MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(lastError(), "mxf_launch: the kernel does not belong to this context");
   void *shifted[3] = {buffers[0], static_cast<char *>(buffers[1]) + 1, buffers[2]};

@@ -1,6 +1,7 @@
 //===- test_capi_run.cpp - Kernels through the C API, checked bit for bit -===//
 
 #include "tests/unit/capi/capi_test_support.h"
+#include "tests/support/scratch_directory.h"
 #include "tests/unit/test_seed.h"
 
 #include <dirent.h>
@@ -93,6 +94,67 @@ void runAndCheck(mxf_context *context, const char *family, int m, std::mt19937_6
   EXPECT_EQ(touched, 0u) << info.spec << ": bytes past M were written";
   for (void *pointer : device)
     EXPECT_EQ(mxf_free(context, pointer), MXF_SUCCESS);
+}
+
+// Class dispatch (issue 32): a bundle of buckets 1-8 holds one code object
+// whose class serves 256 rows. With MXFORGE_JIT=error and start-up marked
+// done, it serves every m = 9..256 from that code object: each m finds a
+// bundle kernel (of the bucket >= m, its class's entry), nothing compiles and
+// nothing is refused. The bucket-8 kernel itself takes m up to the class
+// limit. Before, m = 9 compiled bucket 16 again, refused here.
+TEST(CApiRun, ABundleOfBuckets1To8ServesEveryMOfItsClass) {
+  std::mt19937_64 rng(testing::testSeed("CApiRun.ABundleOfBuckets1To8ServesEveryMOfItsClass"));
+  testing::ScratchDirectory dir("mxforge-capi-class");
+  ASSERT_TRUE(dir.ok());
+  const char *family = "rotate_quant:K=512,RS=64,rot=hadamard,M=1";
+  {
+    FILE *file = std::fopen(dir.file("specs.txt").c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    for (int bucket : {1, 2, 4, 8})
+      std::fprintf(file, "rotate_quant:K=512,RS=64,rot=hadamard,M=%d\n", bucket);
+    std::fclose(file);
+  }
+  const std::string command = std::string(MXFORGE_TOOL_PATH) + " bundle --no-cache --specs " +
+                              dir.file("specs.txt") + " -o " + dir.file("b.mxfb") + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  ::setenv("MXFORGE_JIT", "error", 1);
+  ContextPtr context(emuContext());
+  ::unsetenv("MXFORGE_JIT");
+  ASSERT_TRUE(context);
+  ASSERT_EQ(mxf_load_bundle(context.get(), dir.file("b.mxfb").c_str(), nullptr), MXF_SUCCESS)
+      << lastError();
+  ASSERT_EQ(mxf_context_mark_startup_done(context.get()), MXF_SUCCESS);
+  for (int m = 9; m <= 256; ++m) {
+    const mxf_kernel *kernel = nullptr;
+    ASSERT_EQ(mxf_find_kernel(context.get(), family, m, &kernel), MXF_SUCCESS)
+        << "M=" << m << ": " << lastError();
+    mxf_kernel_info info;
+    ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+    EXPECT_STREQ(info.origin, "bundle") << "M=" << m;
+    EXPECT_GE(info.bucket, m);
+    mxf_launch_info launch;
+    ASSERT_EQ(mxf_kernel_get_launch(kernel, m, &launch), MXF_SUCCESS) << lastError();
+    EXPECT_EQ(launch.max_rows, 256u);
+  }
+  mxf_cache_info stats;
+  ASSERT_EQ(mxf_context_get_cache(context.get(), &stats), MXF_SUCCESS);
+  EXPECT_EQ(stats.compiled, 0u);
+  EXPECT_EQ(stats.failures, 0u);
+  // Launched on the emulator, bit for bit against the reference.
+  runAndCheck(context.get(), family, 9, rng, 16);
+  runAndCheck(context.get(), family, 256, rng, 256);
+
+  // The bucket-8 kernel takes every m of its class, and no more.
+  const mxf_kernel *bucket8 = nullptr;
+  ASSERT_EQ(mxf_find_kernel(context.get(), family, 8, &bucket8), MXF_SUCCESS) << lastError();
+  mxf_launch_info launch;
+  ASSERT_EQ(mxf_kernel_get_launch(bucket8, 256, &launch), MXF_SUCCESS) << lastError();
+  EXPECT_EQ(launch.grid[1], 256u / 16);
+  EXPECT_EQ(mxf_kernel_get_launch(bucket8, 257, &launch), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("m=257 is outside 1..256 (the rows this code object serves)"),
+            std::string::npos)
+      << lastError();
 }
 
 TEST(CApiRun, JitKernelsMatchTheReferenceBitForBit) {
@@ -213,8 +275,12 @@ TEST(CApiRun, StridedViewsAndTheLaunchInfo) {
   ASSERT_NE(launch.code, nullptr);
   EXPECT_GT(launch.code_bytes, 4u);
   EXPECT_EQ(std::memcmp(launch.code, "\x7f" "ELF", 4), 0);
-  EXPECT_EQ(mxf_kernel_get_launch(kernel, 9, &launch), MXF_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(lastError().find("M=9 is outside 1..4 (the bucket of rotate_quant:K=512,RS=64,rot=hadamard,M=4,"), std::string::npos) << lastError();
+  // Up to its class's limit (256), not its bucket (4): the bucket only names the class.
+  EXPECT_EQ(mxf_kernel_get_launch(kernel, 9, &launch), MXF_SUCCESS) << lastError();
+  EXPECT_EQ(mxf_kernel_get_launch(kernel, 257, &launch), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("m=257 is outside 1..256 (the rows this code object serves)"),
+            std::string::npos)
+      << lastError();
 }
 
 // rotate_quant_moe through the C API on the emu device: found, launched and

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -70,11 +71,26 @@ struct FakeJit {
   }
 };
 
-inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &specs) {
+/// Every M one tiling class compiled as M=256, as rotate_quant's registry
+/// entry says.
+inline Result<KernelSpec> allBucketsOneClass(const KernelSpec &spec) {
+  KernelSpec code = spec;
+  code.M = 256;
+  return code;
+}
+
+/// A bundle as `mxforge bundle` writes one for specs of shared classes: an
+/// entry per spec, each holding its code spec's code object (named by the
+/// code spec, serving the class's rows).
+inline std::shared_ptr<const Bundle>
+fakeClassBundle(const std::vector<std::string> &specs,
+                const std::function<Result<KernelSpec>(const KernelSpec &)> &codeSpec) {
   std::vector<BundleInput> inputs;
   for (const std::string &text : specs) {
-    CodeObject object = fakeCodeObject(specOf(text));
-    inputs.push_back({object.spec, object.kernel, object.launch, object.hsaco});
+    Result<KernelSpec> code = codeSpec(specOf(text));
+    EXPECT_TRUE(code.ok()) << code.error();
+    CodeObject object = fakeCodeObject(code.ok() ? code.value() : specOf(text));
+    inputs.push_back({printSpec(specOf(text)), object.kernel, object.launch, object.hsaco});
   }
   BundleHeaderInfo header;
   header.mxforgeVersion = "test";
@@ -86,6 +102,11 @@ inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &
   if (!bundle.ok())
     return nullptr;
   return std::make_shared<const Bundle>(std::move(bundle.value()));
+}
+
+/// A bundle of `specs`, each its own code object.
+inline std::shared_ptr<const Bundle> fakeBundle(const std::vector<std::string> &specs) {
+  return fakeClassBundle(specs, [](const KernelSpec &spec) { return Result<KernelSpec>(spec); });
 }
 
 /// A fresh empty directory for a cache, removed at the end of the test.

@@ -84,6 +84,79 @@ TEST(BucketDispatch, MOutsideTheBucketsIsAClearError) {
   EXPECT_EQ(fake.compiles.load(), 0);
 }
 
+// Class dispatch (issue 32): the bucket in a spec only names its class. A
+// bundle of buckets 1-8 of a class of 256 rows serves every m up to 256 from
+// its code object, with the JIT refused after start-up (MXFORGE_JIT=error)
+// and in strict mode: no compile, no late-JIT event. Before, m = 9 compiled
+// bucket 16 (the same code object) and under MXFORGE_JIT=error was refused.
+TEST(ClassDispatch, ABundleOfBuckets1To8ServesEveryMOfItsClass) {
+  const std::vector<std::string> buckets = {member(1), member(2), member(4), member(8)};
+  const CodeObject classCode = testing::fakeCodeObject(specOf(member(256)));
+  for (bool strict : {false, true}) {
+    SCOPED_TRACE(strict ? "strict" : "MXFORGE_JIT=error");
+    FakeJit fake;
+    std::vector<std::string> warnings;
+    KernelTableOptions options;
+    options.jit = fake.compiler();
+    options.jit->codeSpec = testing::allBucketsOneClass;
+    options.strict = strict;
+    options.lateJit = LateJitPolicy::Error;
+    options.warn = [&](const std::string &line) { warnings.push_back(line); };
+    KernelTable table(std::move(options));
+    table.addBundle(testing::fakeClassBundle(buckets, testing::allBucketsOneClass));
+    table.markStartupDone();
+    for (int m = 1; m <= kLargestMBucket; ++m) {
+      Result<KernelHandle> kernel = table.forRows(specOf(member(1)), m);
+      ASSERT_TRUE(kernel.ok()) << "M=" << m << ": " << kernel.error();
+      EXPECT_EQ(kernel.value()->origin, KernelOrigin::Bundle) << "M=" << m;
+      EXPECT_EQ(kernel.value()->spec.M, *smallestBucketAtLeast(m)) << "M=" << m;
+      EXPECT_EQ(kernel.value()->object.hsaco, classCode.hsaco) << "M=" << m;
+      EXPECT_GE(kernel.value()->object.launch.maxRows, uint32_t(m)) << "M=" << m;
+    }
+    // Asked for by its own spec, a bucket the bundle lacks is its class's entry too.
+    Result<KernelHandle> direct = table.get(specOf(member(64)));
+    ASSERT_TRUE(direct.ok()) << direct.error();
+    EXPECT_EQ(direct.value()->origin, KernelOrigin::Bundle);
+    EXPECT_TRUE(direct.value()->sharedCode);
+    EXPECT_EQ(fake.compiles.load(), 0);
+    const KernelTableStats stats = table.stats();
+    EXPECT_EQ(stats.lateCompiles, 0u);
+    EXPECT_EQ(stats.failures, 0u);
+    EXPECT_EQ(stats.compiled, 0u);
+    EXPECT_TRUE(warnings.empty());
+  }
+}
+
+// A family whose code depends on M has classes of its own (a GEMM's M tile):
+// buckets 1-16 one class of 16 rows, 32-256 another. A bundle of buckets 1-8
+// serves m up to 16, never m = 17, which its code cannot launch.
+TEST(ClassDispatch, ACodeObjectServesOnlyTheRowsOfItsClass) {
+  auto twoClasses = [](const KernelSpec &spec) -> Result<KernelSpec> {
+    KernelSpec code = spec;
+    code.M = spec.M <= 16 ? 16 : 256;
+    return code;
+  };
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  options.jit->codeSpec = twoClasses;
+  options.strict = true;
+  KernelTable table(std::move(options));
+  table.addBundle(testing::fakeClassBundle({member(1), member(8)}, twoClasses));
+  for (int m : {9, 16}) {
+    Result<KernelHandle> kernel = table.forRows(specOf(member(1)), m);
+    ASSERT_TRUE(kernel.ok()) << "M=" << m << ": " << kernel.error();
+    EXPECT_EQ(kernel.value()->spec.M, 16);
+    EXPECT_EQ(kernel.value()->object.launch.maxRows, 16u);
+  }
+  Result<KernelHandle> beyond = table.forRows(specOf(member(1)), 17);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error(), "no kernel for M=17 of " + specFamily(specOf(member(1))) +
+                                ": the loaded buckets are 1, 8, 16 (strict mode: no JIT)");
+  EXPECT_FALSE(table.get(specOf(member(32))).ok()) << "bucket 32 is another class";
+  EXPECT_EQ(fake.compiles.load(), 0);
+}
+
 TEST(BucketDispatch, OtherFamiliesDoNotServe) {
   KernelTableOptions options;
   options.strict = true;
