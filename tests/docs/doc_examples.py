@@ -20,6 +20,9 @@ fresh directory and its stdout and stderr compared with the shown lines:
 
   doc_examples.py MXFORGE SOURCE_DIR [--self-test]
 
+It also checks docs/cli.md's synopsis against `mxforge --help`: every
+subcommand and every option each one's --help lists must be on its lines.
+
 --self-test also changes one character of a shown output and requires the
 comparison to fail (the negative control).
 """
@@ -159,6 +162,41 @@ def check(example, actual):
     return lines_match(got, want), got, want
 
 
+def synopsis_gaps(mxforge, source):
+    """What docs/cli.md's synopsis block lacks: every subcommand `mxforge --help`
+    lists, and every option of each one's --help, on its lines (`-X` and
+    `--X` are one option to llvm::cl)."""
+    with open(os.path.join(source, "docs", "cli.md"), encoding="utf-8") as f:
+        text = f.read()
+    block = text[text.index("```\nmxforge spec SPEC"):]
+    block = block[4:block.index("\n```", 4)]
+    lines_of = {}
+    current = None
+    for line in block.split("\n"):
+        if line.startswith("mxforge "):
+            current = line.split()[1]
+        if current:
+            lines_of.setdefault(current, []).append(line)
+    overview = subprocess.run([mxforge, "--help"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT).stdout.decode()
+    commands = re.findall(r"^  mxforge ([a-z]+) ", overview, re.M)
+    gaps = []
+    for command in commands:
+        if command not in lines_of:
+            gaps.append("the synopsis has no line for `mxforge %s`" % command)
+            continue
+        documented = " ".join(lines_of[command]).replace("--", "-")
+        shown = subprocess.run([mxforge, command, "--help"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT).stdout.decode()
+        for option in re.findall(r"^  (-{1,2}[A-Za-z][-A-Za-z0-9]*)", shown, re.M):
+            if option in ("--help", "--help-list"):
+                continue
+            if not re.search(re.escape(option.replace("--", "-")) + r"(?![-A-Za-z0-9])",
+                             documented):
+                gaps.append("`mxforge %s %s` is not in the synopsis" % (command, option))
+    return commands, gaps
+
+
 def main(argv):
     mxforge, source = argv[1], argv[2]
     self_test = "--self-test" in argv
@@ -181,6 +219,11 @@ def main(argv):
             print("  shown:\n    " + "\n    ".join(want) + "\n  got:\n    " + "\n    ".join(got))
     for line in skipped:
         print("not run: " + line)
+    commands, gaps = synopsis_gaps(mxforge, source)
+    for gap in gaps:
+        print("FAIL docs/cli.md synopsis: " + gap)
+    failures += len(gaps)
+    print("synopsis: %d subcommands and their options checked against --help" % len(commands))
     if self_test:
         # The negative control: one changed character of a shown output fails.
         exact = [e for e in examples if not e.options["mask-numbers"]]
