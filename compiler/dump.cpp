@@ -2,8 +2,11 @@
 
 #include "compiler/dump.h"
 
+#include "abi/operands.h"
+#include "spec/kernel_spec.h"
 #include "support/output_files.h"
 #include "support/printable.h"
+#include "templates/family_rules.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -11,7 +14,38 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 namespace mxf::compiler {
+
+std::string dumpRootFromEnvironment() {
+  const char *value = std::getenv("MXFORGE_DUMP_DIR");
+  return value ? value : "";
+}
+
+Result<std::string> kernelDumpFolder(const std::string &root, const KernelSpec &spec) {
+  Result<KernelSpec> code = codeSpecFor(spec);
+  const std::string folder =
+      root + "/" + fileNameSafe(kernelName(code.ok() ? code.value() : spec));
+  struct stat info;
+  if (::lstat(folder.c_str(), &info) == 0 && S_ISLNK(info.st_mode))
+    return Result<std::string>::failure("MXFORGE_DUMP_DIR: " + folder +
+                                        " is a symlink; mxforge does not follow links inside "
+                                        "a folder it writes into (remove the link)");
+  return folder;
+}
+
+Status useDumpRoot(const std::string &root, const KernelSpec &spec, std::string &dumpDir) {
+  if (root.empty())
+    return Status::success();
+  Result<std::string> folder = kernelDumpFolder(root, spec);
+  if (!folder.ok())
+    return folder.status();
+  dumpDir = folder.value();
+  return Status::success();
+}
 
 StageDumper::StageDumper(std::string dir, llvm::raw_ostream *print)
     : dir_(std::move(dir)), print_(print) {}

@@ -25,7 +25,27 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
+namespace mxf {
+struct KernelSpec;
+} // namespace mxf
+
 namespace mxf::compiler {
+
+/// MXFORGE_DUMP_DIR, read now ("" when unset): every in-process compile,
+/// the library's JIT and the CLI's alike, writes its stage files under it.
+std::string dumpRootFromEnvironment();
+
+/// The folder of `spec`'s kernel under `root`: named like the kernel, which
+/// is named by its code spec. An error when that folder is a symlink: it is
+/// a name we chose inside a folder others may write to, and a planted link
+/// is refused, never followed (the files in it likewise, StageDumper).
+Result<std::string> kernelDumpFolder(const std::string &root, const KernelSpec &spec);
+
+/// `dumpDir` = kernelDumpFolder(root, spec), or left as it is when `root`
+/// is empty: what every in-process compile of a spec does with
+/// MXFORGE_DUMP_DIR (the JIT, mxforge compile without --dump-dir, run, demo,
+/// quantize --device emu).
+Status useDumpRoot(const std::string &root, const KernelSpec &spec, std::string &dumpDir);
 
 class StageDumper {
 public:

@@ -11,6 +11,7 @@
 #include "tools/mxforge/commands.h"
 
 #include "compiler/compiler.h"
+#include "compiler/dump.h"
 #include "spec/kernel_spec.h"
 #include "support/file_io.h"
 #include "support/output_files.h"
@@ -135,6 +136,13 @@ int runCompile(const CompileFlags &flags, llvm::raw_ostream &out, llvm::raw_ostr
     Result<KernelSpec> spec = parseSpec(*flags.spec);
     if (!spec.ok())
       return reportError(err, "invalid spec: " + spec.error());
+    // Without --dump-dir, MXFORGE_DUMP_DIR as the library's JIT reads it: one
+    // folder per kernel under it (docs/runtime.md).
+    if (!flags.dumpDir)
+      if (Status s = compiler::useDumpRoot(compiler::dumpRootFromEnvironment(), spec.value(),
+                                           options.dumpDir);
+          !s.ok())
+        return reportError(err, s.message());
     compiled = compileSpec(spec.value(), options);
   } else {
     std::string text;

@@ -5,6 +5,7 @@
 #include "codeobj/hsaco_reader.h"
 #include "codeobj/kernel_summary.h"
 #include "compiler/compiler.h"
+#include "compiler/dump.h"
 #include "numerics/layouts.h"
 #include "numerics/reference.h"
 #include "runtime/spec_launcher.h"
@@ -45,7 +46,13 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
   CompiledKernel kernel;
   if (hsacoPath.empty()) {
     auto start = std::chrono::steady_clock::now();
-    Result<CodeObject> compiled = compileSpec(spec, CompileOptions{});
+    // MXFORGE_DUMP_DIR as the library's JIT reads it (docs/runtime.md).
+    CompileOptions options;
+    if (Status s = compiler::useDumpRoot(compiler::dumpRootFromEnvironment(), spec,
+                                         options.dumpDir);
+        !s.ok())
+      return s;
+    Result<CodeObject> compiled = compileSpec(spec, options);
     if (!compiled.ok())
       return compiled.status();
     kernel.compileMs = millisSince(start);

@@ -4,6 +4,7 @@
 
 #include "abi/operands.h"
 #include "compiler/compiler.h"
+#include "compiler/dump.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
 #include "templates/family_rules.h"
@@ -35,7 +36,12 @@ Status KernelWeightQuantizer::quantize(const KernelSpec &spec, const uint16_t *w
   const std::string key = printSpec(spec);
   auto it = compiled_.find(key);
   if (it == compiled_.end()) {
-    Result<CodeObject> code = compileSpec(spec, CompileOptions());
+    CompileOptions options; // MXFORGE_DUMP_DIR as the library's JIT reads it
+    if (Status s = compiler::useDumpRoot(compiler::dumpRootFromEnvironment(), spec,
+                                         options.dumpDir);
+        !s.ok())
+      return s;
+    Result<CodeObject> code = compileSpec(spec, options);
     if (!code.ok())
       return code.status();
     it = compiled_.emplace(key, std::move(code.value())).first;
