@@ -51,11 +51,17 @@ echo "setup: built $build_dir"
 if [[ "$build_dir" == "$root/build" ]]; then
   site="$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')"
   pth="$site/mxforge-repo.pth"
-  if [[ "$(cat "$pth" 2>/dev/null)" != "$root/python" ]]; then
+  previous="$(cat "$pth" 2>/dev/null || true)"
+  if [[ "$previous" != "$root/python" ]]; then
     sudo_cmd=()
     [[ $(id -u) -ne 0 && ! -w "$site" ]] && sudo_cmd=(sudo)
     "${sudo_cmd[@]}" mkdir -p "$site"
     echo "$root/python" | "${sudo_cmd[@]}" tee "$pth" >/dev/null
     echo "setup: $pth -> $root/python (import mxforge)"
+    # One .pth serves the whole interpreter: say whose checkout it served.
+    if [[ -n "$previous" ]]; then
+      echo "setup: note: import mxforge pointed at $previous before; it now imports this" \
+           "checkout for every user of $(/usr/bin/python3 -c 'import sys; print(sys.executable)')"
+    fi
   fi
 fi
