@@ -124,6 +124,15 @@ Result<std::shared_ptr<const Api>> loadApi(const std::vector<std::string> &candi
     loaded.emplace(name, api);
     return std::shared_ptr<const Api>(api);
   }
+  // The hint depends on whether the user already named a library: telling
+  // them to set the variable they set is no help.
+  const char *named = std::getenv("MXFORGE_HIP_LIBRARY");
+  if (named && *named)
+    return Status::failure("cannot load the HIP runtime: MXFORGE_HIP_LIBRARY=" +
+                           std::string(named) +
+                           " names no loadable file (give the full path of an existing "
+                           "libamdhip64.so, unset it to search the usual names, or use the emu "
+                           "device)");
   return Status::failure("cannot load the HIP runtime: tried " + joinNames(notFound) +
                          " and none is installed (install ROCm's HIP runtime, or set "
                          "MXFORGE_HIP_LIBRARY to the path of libamdhip64.so, or use the emu "
