@@ -331,11 +331,31 @@ std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<Kern
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, std::max<size_t>(specs.size(), 1));
+  // One spec per code class first, the rest after them: a thread reaches a
+  // spec whose class another thread may still be producing only once every
+  // class has been started, so no thread waits while a class waits. The
+  // rest then share their class's code object (get(), one compile per code
+  // spec). Resolving a class is cheap next to a compile; a spec the hook
+  // refuses is a class of its own, and get() reports why.
+  std::vector<size_t> order;
+  order.reserve(specs.size());
+  std::vector<size_t> rest;
+  std::set<std::string> classes;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    std::optional<std::string> codeClass =
+        validateSpec(specs[i]).ok() ? codeClassOf(specs[i]) : std::nullopt;
+    if (!codeClass || classes.insert(*codeClass).second)
+      order.push_back(i);
+    else
+      rest.push_back(i);
+  }
+  order.insert(order.end(), rest.begin(), rest.end());
+
   std::vector<std::optional<Result<KernelHandle>>> slots(specs.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < specs.size(); i = next++)
-      slots[i].emplace(get(specs[i]));
+    for (size_t n = next++; n < order.size(); n = next++)
+      slots[order[n]].emplace(get(specs[order[n]]));
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)

@@ -136,6 +136,9 @@ public:
 
   /// get() for every spec on `threads` threads (0: one per core); one
   /// result per spec, in order. A failing spec does not stop the others.
+  /// Specs are grouped by code class first: each thread produces a class no
+  /// other thread is producing while any class waits, and the other specs
+  /// of a class then share its code object (docs/jit.md).
   std::vector<Result<KernelHandle>> compileAll(const std::vector<KernelSpec> &specs,
                                                unsigned threads);
 

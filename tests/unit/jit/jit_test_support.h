@@ -46,11 +46,18 @@ inline CodeObject fakeCodeObject(const KernelSpec &spec) {
 }
 
 /// A JIT that counts its compiles, optionally sleeps in each (to widen
-/// races) and fails every spec whose K is `failK`.
+/// races) and fails every spec whose K is `failK`. It also records how many
+/// compiles ran at once, and can make each compile wait for others to
+/// overlap it: with `gatherCompiles` = n a compile returns once n compiles
+/// are in flight together (or after 5 s), so a test of parallelism reads
+/// `maxInFlight` instead of timing anything.
 struct FakeJit {
   std::atomic<int> compiles{0};
+  std::atomic<int> inFlight{0};
+  std::atomic<int> maxInFlight{0};
   int sleepMs = 0;
   int failK = -1;
+  int gatherCompiles = 0;
 
   JitCompiler compiler() {
     JitCompiler jit;
@@ -60,8 +67,16 @@ struct FakeJit {
     jit.identity.templateRevision = 1;
     jit.compile = [this](const KernelSpec &spec) -> Result<CodeObject> {
       ++compiles;
+      const int running = ++inFlight;
+      for (int seen = maxInFlight.load(); running > seen;)
+        if (maxInFlight.compare_exchange_weak(seen, running))
+          break;
+      const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (maxInFlight.load() < gatherCompiles && std::chrono::steady_clock::now() < giveUp)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (sleepMs)
         std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+      --inFlight;
       if (spec.K == failK)
         return Result<CodeObject>::failure("[stage codegen] " + printSpec(spec) +
                                            ": injected failure");

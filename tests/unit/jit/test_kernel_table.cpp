@@ -140,6 +140,45 @@ TEST(KernelTable, CompileAllKeepsOrderAndIsolatesFailures) {
   EXPECT_EQ(fake.compiles.load(), 8) << "the repeated K=2048 specs compile once each";
 }
 
+// compileAll groups specs by code class before scheduling (issue 32): 4
+// classes of 8 specs, listed class by class, compile side by side on 2 or 4
+// threads. Before, the threads took the specs in order and all but one of
+// them waited for the thread compiling the first spec's class, so one
+// compile ran at a time. The fake JIT holds each compile until as many
+// compiles as the test expects overlap it (or 5 s pass): maxInFlight, not a
+// clock, says whether they did.
+TEST(KernelTable, CompileAllCompilesDistinctClassesSideBySide) {
+  for (unsigned threads : {2u, 4u}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    FakeJit fake;
+    const int classes = 4;
+    fake.gatherCompiles = std::min<int>(threads, classes);
+    KernelTableOptions options;
+    options.jit = fake.compiler();
+    options.jit->codeSpec = testing::allBucketsOneClass;
+    KernelTable table(std::move(options));
+    std::vector<KernelSpec> specs;
+    for (int k : {1024, 2048, 4096, 8192})
+      for (int m : {1, 2, 4, 8, 16, 32, 64, 128})
+        specs.push_back(specOf("rotate_quant:K=" + std::to_string(k) + ",M=" + std::to_string(m)));
+    std::vector<Result<KernelHandle>> results = table.compileAll(specs, threads);
+    EXPECT_EQ(fake.maxInFlight.load(), std::min<int>(threads, classes))
+        << "the classes were not compiled side by side";
+    EXPECT_EQ(fake.compiles.load(), classes);
+    ASSERT_EQ(results.size(), specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      ASSERT_TRUE(results[i].ok()) << results[i].error();
+      EXPECT_EQ(results[i].value()->spec, specs[i]) << "result " << i << " is its spec's";
+      // Every spec of a class holds the class's one code object.
+      EXPECT_EQ(results[i].value()->object.hsaco, results[i - i % 8].value()->object.hsaco) << i;
+      EXPECT_EQ(specOf(results[i].value()->object.spec).K, specs[i].K) << "result " << i;
+    }
+    const KernelTableStats stats = table.stats();
+    EXPECT_EQ(stats.compiled, uint64_t(classes));
+    EXPECT_EQ(stats.sharedCode, specs.size() - classes);
+  }
+}
+
 TEST(KernelTable, BundleKernelsComeFirstAndNeverCompile) {
   FakeJit fake;
   KernelTableOptions options;
