@@ -72,3 +72,88 @@ def test_the_op_under_torch_compile(rng):
     q, s = compiled(x)
     q_ref, s_ref = mxforge.reference("rotate_quant:RS=64", x)
     assert mismatch(q, q_ref, "q") is None and mismatch(s, s_ref, "s") is None
+
+
+# --- selective rotation through the op: rotate=, layer=, layer_mask= ------
+
+SELECT_KEYS = "RS=64,scale=rceil"
+
+
+def test_the_op_takes_the_flag_selection_and_gives_the_functions_bytes(rng):
+    m = random_m(rng)
+    x = to_torch(random_x(rng, m, 512))
+    spec = f"rotate_quant:K=512,{SELECT_KEYS},select=flag"
+    rotated = mxforge.reference(f"rotate_quant:K=512,{SELECT_KEYS}", x)
+    plain = mxforge.reference("rotate_quant:K=512,RS=0,scale=rceil", x)
+    for rotate in (1, 0, -7, rng.randint(-2**31, 2**31 - 1)):
+        q, s = torch.ops.mxforge.rotate_quant(x, spec, rotate=rotate)
+        q_fn, s_fn = mxforge.rotate_quant(x, spec, rotate=rotate)
+        assert torch.equal(q, q_fn) and torch.equal(s, s_fn), f"rotate={rotate} m={m}"
+        q_ref, s_ref = rotated if rotate else plain
+        assert mismatch(q, q_ref, f"q rotate={rotate}") is None
+        assert mismatch(s, s_ref, f"s rotate={rotate}") is None
+    # The two paths differ, so the comparison above can fail.
+    assert mismatch(rotated[0], plain[0], "q") is not None
+
+
+def test_the_op_takes_the_mask_selection_and_gives_the_functions_bytes(rng):
+    layers = rng.randint(2, 16)
+    mask = torch.tensor([rng.randint(0, 1) for _ in range(layers)], dtype=torch.int32)
+    mask[0], mask[-1] = 1, 0
+    m = random_m(rng)
+    x = to_torch(random_x(rng, m, 256))
+    spec = f"rotate_quant:K=256,{SELECT_KEYS},select=mask,layers={layers}"
+    print(f"mask {mask.tolist()}, m={m}")
+    plain_q, _ = mxforge.reference("rotate_quant:K=256,RS=0,scale=rceil", x)
+    rotated_q, _ = mxforge.reference(f"rotate_quant:K=256,{SELECT_KEYS}", x)
+    for layer in sorted({0, layers - 1, rng.randrange(layers)}):
+        q, s = torch.ops.mxforge.rotate_quant(x, spec, layer=layer, layer_mask=mask)
+        q_fn, s_fn = mxforge.rotate_quant(x, spec, layer=layer, layer_mask=mask)
+        assert torch.equal(q, q_fn) and torch.equal(s, s_fn), f"layer={layer}"
+        expected = rotated_q if mask[layer] else plain_q
+        assert mismatch(q, expected, f"q layer={layer} (entry {int(mask[layer])})") is None
+        meta_q, meta_s = torch.ops.mxforge.rotate_quant(x.to("meta"), spec, layer=layer,
+                                                        layer_mask=mask.to("meta"))
+        assert (meta_q.shape, meta_s.shape) == (q.shape, s.shape)
+
+
+# (keyword arguments of a call, spec suffix): each wrong in its own way.
+BAD_SELECTIONS = [
+    ({}, ",select=flag"),                                     # no rotate=
+    ({"rotate": 1}, ",select=mask,layers=4"),                  # rotate= for a mask
+    ({"rotate": 1}, ""),                                      # a spec that always rotates
+    ({"layer": 0}, ""),
+    ({"rotate": 1, "layer": 0, "layer_mask": "mask4"}, ",select=mask,layers=4"),  # both
+    ({"layer": 0}, ",select=mask,layers=4"),                   # no layer_mask
+    ({"layer": 0, "layer_mask": "mask5"}, ",select=mask,layers=4"),  # mask of 5 entries
+    ({"layer_mask": "mask4"}, ",select=flag"),                 # a mask for a flag
+]
+
+
+@pytest.mark.parametrize("keywords, suffix", BAD_SELECTIONS)
+def test_a_bad_selection_is_the_functions_error(rng, keywords, suffix):
+    masks = {"mask4": torch.ones(4, dtype=torch.int32), "mask5": torch.ones(5, dtype=torch.int32)}
+    keywords = {key: masks.get(value, value) if isinstance(value, str) else value
+                for key, value in keywords.items()}
+    spec = f"rotate_quant:K=256,{SELECT_KEYS}{suffix}"
+    x = to_torch(random_x(rng, 2, 256))
+    with pytest.raises(mxforge.Error) as by_function:
+        mxforge.rotate_quant(x, spec, **keywords)
+    print(f"{spec} {sorted(keywords)}: {type(by_function.value).__name__}: "
+          f"{by_function.value}")
+    with pytest.raises(type(by_function.value)) as by_op:
+        torch.ops.mxforge.rotate_quant(x, spec, **keywords)
+    assert str(by_op.value) == str(by_function.value)
+    # The meta kernel (the fake under tracing) refuses it too.
+    meta_keywords = {key: value.to("meta") if isinstance(value, torch.Tensor) else value
+                     for key, value in keywords.items()}
+    with pytest.raises(mxforge.Error):
+        torch.ops.mxforge.rotate_quant(x.to("meta"), spec, **meta_keywords)
+
+
+def test_a_layer_outside_the_mask_is_refused_by_the_op(rng):
+    x = to_torch(random_x(rng, 2, 256))
+    mask = torch.ones(4, dtype=torch.int32)
+    spec = f"rotate_quant:K=256,{SELECT_KEYS},select=mask,layers=4"
+    with pytest.raises(mxforge.Error, match="layer=4 is outside 0..3"):
+        torch.ops.mxforge.rotate_quant(x, spec, layer=4, layer_mask=mask)
