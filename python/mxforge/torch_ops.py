@@ -50,17 +50,22 @@ def _is_concrete(size):
     return isinstance(size, int)
 
 
-def _example_value(size):
-    """The value a SymInt stands for in the example being traced (its hint),
-    read without installing a guard."""
+def _hint(size):
+    """The value a SymInt stands for in the example being traced (None for
+    an unbacked one), read without installing a guard; an int itself."""
     if _is_concrete(size):
         return size
     hint = getattr(getattr(size, "node", None), "hint", None)
+    return None if hint is None else int(hint)
+
+
+def _example_value(size):
+    hint = _hint(size)
     if hint is None:
         raise errors.ArgumentError(
             f"the size {size} has no example value (an unbacked size): quant_weight needs "
             f"N in its spec, which names the kernel")
-    return int(hint)
+    return hint
 
 
 def _require(condition, message):
@@ -171,9 +176,10 @@ def _shapes_at(canonical, outputs, rows):
 
 def _launch_rows(name, rows):
     """Refuses a row count no launch takes (1..256), as the library would."""
-    _require(rows >= 1, f"{name} has {rows} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
-    _require(rows <= specs.LARGEST_M_BUCKET,
-             f"{name} has {rows} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+    shown = rows if _hint(rows) is None else _hint(rows)  # 300, not s0, in the message
+    message = f"{name} has {shown} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}"
+    _require(rows >= 1, message)
+    _require(rows <= specs.LARGEST_M_BUCKET, message)
 
 
 _TORCH_DTYPES = {"i8": torch.uint8, "i32": torch.int32, "f32": torch.float32,

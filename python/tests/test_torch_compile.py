@@ -156,6 +156,7 @@ def _symbolic_fake_support():
         from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.fx.experimental.symbolic_shapes import (DimDynamic, ShapeEnv,
                                                            StatelessSymbolicContext)
+        from torch._dynamo.source import ConstantSource  # noqa: F401
     except ImportError:
         return None
     return FakeTensorMode, ShapeEnv, DimDynamic, StatelessSymbolicContext
@@ -186,13 +187,17 @@ def test_fake_tensors_give_the_eager_shapes_and_keep_m_symbolic(rng, case):
     shape_env = ShapeEnv()
     mode = FakeTensorMode(shape_env=shape_env)
 
-    def fake(tensor, dynamic):
-        sizes = [DimDynamic.DYNAMIC if dynamic and d == 0 else DimDynamic.STATIC
-                 for d in range(tensor.dim())]
-        return mode.from_tensor(tensor, symbolic_context=StatelessSymbolicContext(
-            dynamic_sizes=sizes))
+    from torch._dynamo.source import ConstantSource
 
-    fake_inputs = [fake(t, i < case.dynamic_inputs) for i, t in enumerate(tensors)]
+    def fake(tensor, index):
+        # The batch dimension of the dynamic inputs is a symbol (one symbol:
+        # equal sizes share it), every other dimension a constant.
+        sizes = [DimDynamic.DYNAMIC if index < case.dynamic_inputs and d == 0
+                 else DimDynamic.STATIC for d in range(tensor.dim())]
+        return mode.from_tensor(tensor, source=ConstantSource(f"input{index}"),
+                                symbolic_context=StatelessSymbolicContext(dynamic_sizes=sizes))
+
+    fake_inputs = [fake(t, i) for i, t in enumerate(tensors)]
     symbol = fake_inputs[0].shape[0]
     assert not isinstance(symbol, int), f"torch made m={m} static"
     with mode:
