@@ -136,6 +136,25 @@ TEST_F(RuntimeOnly, LaunchesBundleKernels) {
   findAndLaunch(ctx.get(), kBundled, "bundle");
 }
 
+// Class dispatch without a compiler (issue 32): the bundle's bucket-4 entry
+// holds the code object of its class (256 rows), so m = 5..256 are served
+// from it; before, they were "in no loaded bundle".
+TEST_F(RuntimeOnly, ABundleServesEveryMOfItsClass) {
+  ContextPtr ctx(context("hip", /*withCache=*/false, /*strict=*/1));
+  ASSERT_TRUE(ctx) << lastError();
+  ASSERT_EQ(mxf_load_bundle(ctx.get(), (dir_ + "/decode.mxfb").c_str(), nullptr), MXF_SUCCESS)
+      << lastError();
+  for (int m : {5, 17, 256}) {
+    const mxf_kernel *kernel = nullptr;
+    ASSERT_EQ(mxf_find_kernel(ctx.get(), kBundled, m, &kernel), MXF_SUCCESS)
+        << "M=" << m << ": " << lastError();
+    mxf_kernel_info info;
+    ASSERT_EQ(mxf_kernel_get_info(kernel, &info), MXF_SUCCESS);
+    EXPECT_STREQ(info.origin, "bundle");
+    EXPECT_GE(info.bucket, m);
+  }
+}
+
 TEST_F(RuntimeOnly, AStrictContextRefusesTheNullStream) {
   ContextPtr ctx(context("hip", /*withCache=*/false, /*strict=*/1));
   ASSERT_TRUE(ctx) << lastError();
