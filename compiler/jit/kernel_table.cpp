@@ -331,12 +331,13 @@ std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<Kern
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, std::max<size_t>(specs.size(), 1));
-  // One spec per code class first, the rest after them: a thread reaches a
-  // spec whose class another thread may still be producing only once every
-  // class has been started, so no thread waits while a class waits. The
-  // rest then share their class's code object (get(), one compile per code
-  // spec). Resolving a class is cheap next to a compile; a spec the hook
-  // refuses is a class of its own, and get() reports why.
+  // One spec per code class first (the costliest classes first), the rest
+  // after them: a thread reaches a spec whose class another thread may
+  // still be producing only once every class has been started, so no
+  // thread waits while a class waits. The rest then share their class's
+  // code object (get(), one compile per code spec). Resolving a class is
+  // cheap next to a compile; a spec the hook refuses is a class of its own,
+  // and get() reports why.
   std::vector<size_t> order;
   order.reserve(specs.size());
   std::vector<size_t> rest;
@@ -348,6 +349,13 @@ std::vector<Result<KernelHandle>> KernelTable::compileAll(const std::vector<Kern
       order.push_back(i);
     else
       rest.push_back(i);
+  }
+  if (options_.jit && options_.jit->compileCost) {
+    std::vector<int> cost(specs.size(), 0);
+    for (size_t i : order)
+      cost[i] = options_.jit->compileCost(specs[i]);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   }
   order.insert(order.end(), rest.begin(), rest.end());
 

@@ -62,6 +62,11 @@ struct JitCompiler {
   /// the table hands it out, never to what is stored in the cache
   /// (MXFORGE_KERNEL_OVERRIDE_DIR). Null: none.
   std::function<Result<CodeObject>(CodeObject)> overrideCode;
+  /// A rough relative cost of compiling a spec's code, for scheduling only:
+  /// compileAll starts the costliest classes first, so that a long compile
+  /// does not start last while the other threads idle. Null: every class
+  /// alike, started in the order listed.
+  std::function<int(const KernelSpec &)> compileCost;
   ToolchainIdentity identity;
 };
 

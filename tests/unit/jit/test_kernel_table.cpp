@@ -6,6 +6,7 @@
 #include "support/file_io.h"
 
 #include <random>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -176,6 +177,38 @@ TEST(KernelTable, CompileAllCompilesDistinctClassesSideBySide) {
     const KernelTableStats stats = table.stats();
     EXPECT_EQ(stats.compiled, uint64_t(classes));
     EXPECT_EQ(stats.sharedCode, specs.size() - classes);
+  }
+}
+
+// The costliest classes start first (JitCompiler::compileCost), so that a
+// long compile does not start last while the other threads idle; results
+// stay in the order listed.
+TEST(KernelTable, CompileAllStartsTheCostliestClassesFirst) {
+  FakeJit fake;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  options.jit->codeSpec = testing::allBucketsOneClass;
+  options.jit->compileCost = [](const KernelSpec &spec) { return spec.K; };
+  std::mutex mutex;
+  std::vector<int> compiledK;
+  options.jit->compile = [&, compile = options.jit->compile](const KernelSpec &spec) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      compiledK.push_back(spec.K);
+    }
+    return compile(spec);
+  };
+  KernelTable table(std::move(options));
+  std::vector<KernelSpec> specs;
+  for (int k : {1024, 4096, 2048, 8192, 4096})
+    for (int m : {1, 8})
+      specs.push_back(specOf("rotate_quant:K=" + std::to_string(k) + ",M=" + std::to_string(m)));
+  std::vector<Result<KernelHandle>> results = table.compileAll(specs, 1);
+  EXPECT_EQ(compiledK, (std::vector<int>{8192, 4096, 2048, 1024}));
+  ASSERT_EQ(results.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].error();
+    EXPECT_EQ(results[i].value()->spec, specs[i]) << "result " << i;
   }
 }
 
