@@ -144,7 +144,7 @@ mxf_status mxf_context_set_late_jit(mxf_context *context, int policy) {
       return nullArgument("mxf_context_set_late_jit", "context");
     switch (policy) {
     case MXF_LATE_JIT_ALLOW:
-      context->table->setLateJitPolicy(mxf::LateJitPolicy::Allow);
+      context->table->setLateJitPolicy(mxf::LateJitPolicy::Allow, "mxf_context_set_late_jit");
       return MXF_SUCCESS;
     case MXF_LATE_JIT_WARN:
       context->table->setLateJitPolicy(mxf::LateJitPolicy::Warn);
@@ -312,7 +312,7 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
               .value());
     entry->spec = mxf::printSpec(handle.value()->spec);
     entry->name = object.kernel.name;
-    entry->origin = mxf::kernelOriginName(handle.value()->origin);
+    entry->origin = mxf::reportedOrigin(*handle.value());
     *kernel = entry.get();
     context->kernels.emplace(handle.value().get(), std::move(entry));
     mxf::capi::recordKernel(*context, handle.value(), true, /*locked=*/true);

@@ -63,6 +63,7 @@ std::string sourceOf(const mxf_context &context, const TableKernel &kernel) {
   case KernelOrigin::DiskCache:
     return context.table->diskCache() ? context.table->diskCache()->directory() : "";
   case KernelOrigin::Compiled:
+  case KernelOrigin::Override: // the override folder is named in its warning
     return "";
   }
   return "";
@@ -102,7 +103,7 @@ void recordKernel(mxf_context &context, const KernelHandle &handle, bool onDevic
   if (created) {
     const CodeObject &object = handle->object;
     row.name = object.kernel.name;
-    row.origin = kernelOriginName(handle->origin);
+    row.origin = reportedOrigin(*handle);
     row.source = sourceOf(context, *handle);
     row.bucket = int(mxf::maxLaunchRows(handle->spec));
     row.vgprs = object.kernel.vgprCount;

@@ -61,8 +61,15 @@ const char *kernelOriginName(KernelOrigin origin) {
   case KernelOrigin::Bundle: return "bundle";
   case KernelOrigin::DiskCache: return "cache";
   case KernelOrigin::Compiled: return "jit";
+  case KernelOrigin::Override: return "override";
   }
   return "?";
+}
+
+const char *reportedOrigin(const TableKernel &kernel) {
+  if (kernel.origin != KernelOrigin::Bundle && kernel.sharedCode)
+    return "shared";
+  return kernelOriginName(kernel.origin);
 }
 
 KernelTable::KernelTable(KernelTableOptions options) : options_(std::move(options)) {
@@ -95,9 +102,10 @@ Result<LateJitPolicy> lateJitPolicyFromEnvironment() {
                                         "' is not one of allow, warn, error");
 }
 
-void KernelTable::setLateJitPolicy(LateJitPolicy policy) {
+void KernelTable::setLateJitPolicy(LateJitPolicy policy, std::string setBy) {
   std::lock_guard<std::mutex> lock(mutex_);
   options_.lateJit = policy;
+  options_.lateJitSetBy = std::move(setBy);
 }
 
 void KernelTable::addBundle(std::shared_ptr<const Bundle> bundle) {
@@ -222,18 +230,18 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
   }
   // One compile per code spec: the first spec of a tiling class produces
   // it, later ones (and concurrent ones) share it.
-  std::promise<Result<CodeObject>> promise;
-  std::shared_future<Result<CodeObject>> pending;
+  std::promise<Result<ProducedCode>> promise;
+  std::shared_future<Result<ProducedCode>> pending;
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending = claimSlot(codeObjects_, codeText, promise, first);
   }
   if (!first) {
-    Result<CodeObject> shared = pending.get();
+    Result<ProducedCode> shared = pending.get();
     if (!shared.ok())
       return shared.status();
-    return handle(shared.value(), KernelOrigin::Compiled, /*sharedCode=*/true);
+    return handle(shared.value().object, shared.value().origin, /*sharedCode=*/true);
   }
   KernelOrigin origin = KernelOrigin::Compiled;
   Result<CodeObject> produced = [&]() -> Result<CodeObject> {
@@ -256,14 +264,19 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
           "that holds it, or use libmxforge)");
     if (startupDone_.load()) {
       LateJitPolicy policy;
+      std::string setBy;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         ++stats_.lateCompiles;
         policy = options_.lateJit;
+        setBy = options_.lateJitSetBy;
       }
-      const std::string what = "a JIT compile of '" + codeText +
-                               "' after start-up was marked done (MXFORGE_JIT=" +
-                               lateJitPolicyName(policy) + ")";
+      const std::string chosen = setBy == "MXFORGE_JIT"
+                                     ? std::string("MXFORGE_JIT=") + lateJitPolicyName(policy)
+                                     : std::string("policy ") + lateJitPolicyName(policy) +
+                                           ", set by " + setBy;
+      const std::string what =
+          "a JIT compile of '" + codeText + "' after start-up was marked done (" + chosen + ")";
       if (policy == LateJitPolicy::Error)
         return Result<CodeObject>::failure(what + " is refused: add the spec to the bundle");
       if (policy == LateJitPolicy::Warn) {
@@ -281,11 +294,17 @@ Result<KernelHandle> KernelTable::produce(const KernelSpec &spec, const std::str
       (void)cache_->store(*key, compiled.value()); // a failure degrades (warned once)
     return compiled;
   }();
-  if (produced.ok() && jit.overrideCode)
+  if (produced.ok() && jit.overrideCode) {
+    const std::vector<uint8_t> before = produced.value().hsaco;
     produced = jit.overrideCode(std::move(produced.value()));
-  promise.set_value(produced);
-  if (!produced.ok())
+    if (produced.ok() && produced.value().hsaco != before)
+      origin = KernelOrigin::Override;
+  }
+  if (!produced.ok()) {
+    promise.set_value(produced.status());
     return produced.status();
+  }
+  promise.set_value(ProducedCode{produced.value(), origin});
   return handle(std::move(produced.value()), origin);
 }
 

@@ -71,8 +71,10 @@ struct JitCompiler {
 };
 
 /// Where a kernel of the table came from.
-enum class KernelOrigin { Bundle, DiskCache, Compiled };
-const char *kernelOriginName(KernelOrigin origin); // "bundle", "cache", "jit"
+/// Where a kernel's code object came from: a loaded bundle, the disk cache,
+/// the JIT, or the JIT's output replaced by MXFORGE_KERNEL_OVERRIDE_DIR.
+enum class KernelOrigin { Bundle, DiskCache, Compiled, Override };
+const char *kernelOriginName(KernelOrigin origin); // "bundle", "cache", "jit", "override"
 
 /// One kernel of the table; immutable and shared (handles stay valid for as
 /// long as anyone holds them, independent of the table).
@@ -85,6 +87,14 @@ struct TableKernel {
   /// bucket of the class).
   bool sharedCode = false;
 };
+
+/// What happened for this kernel, as listings report it (mxf_context_get_kernel,
+/// mxforge.kernels(), CompileResult.origin): "bundle" (an entry of a loaded
+/// bundle, its own or its class's), "shared" (the code object another spec of
+/// its tiling class got from the cache, the JIT or an override), else
+/// "cache", "jit" or "override" for the code object this spec itself got.
+const char *reportedOrigin(const TableKernel &kernel);
+
 using KernelHandle = std::shared_ptr<const TableKernel>;
 
 /// What a JIT compile after markStartupDone() does (MXFORGE_JIT): a compile
@@ -108,6 +118,10 @@ struct KernelTableOptions {
   /// JIT compiles). Null: stderr, as DiskCache's default.
   CacheWarningHandler warn;
   LateJitPolicy lateJit = LateJitPolicy::Allow;
+  /// Who chose lateJit, for the late-JIT message ("MXFORGE_JIT", or the
+  /// call that changed it): naming MXFORGE_JIT=warn for a policy an engine
+  /// set through the C API sent users to a variable they never set.
+  std::string lateJitSetBy = "MXFORGE_JIT";
 };
 
 /// Counters for logs and tests.
@@ -168,7 +182,7 @@ public:
   /// The engine's start-up is over: from now on a JIT compile follows
   /// options.lateJit (a warning once per code spec, or a refusal).
   void markStartupDone() { startupDone_.store(true); }
-  void setLateJitPolicy(LateJitPolicy policy);
+  void setLateJitPolicy(LateJitPolicy policy, std::string setBy = "mxf_context_set_late_jit");
 
 private:
   Result<KernelHandle> produce(const KernelSpec &spec, const std::string &canonical);
@@ -191,7 +205,13 @@ private:
   std::map<std::string, std::shared_future<Result<KernelHandle>>> entries_;
   /// JIT results by code spec: the one compile (or cache load) that every
   /// spec of a tiling class shares.
-  std::map<std::string, std::shared_future<Result<CodeObject>>> codeObjects_;
+  /// A class's code object and how it was produced (a spec that shares it
+  /// reports the same origin's source, never "jit" for a cache hit).
+  struct ProducedCode {
+    CodeObject object;
+    KernelOrigin origin = KernelOrigin::Compiled;
+  };
+  std::map<std::string, std::shared_future<Result<ProducedCode>>> codeObjects_;
   std::map<std::string, std::set<int>> bucketsByFamily_;
   KernelTableStats stats_;
   std::atomic<bool> startupDone_{false};

@@ -155,7 +155,7 @@ MXF_API mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m
 typedef struct mxf_kernel_info {
   const char *spec;    /* canonical spec, with the bucket's M */
   const char *name;    /* kernel symbol */
-  const char *origin;  /* "bundle", "cache" or "jit" */
+  const char *origin;  /* "bundle", "cache", "jit", "override", or "shared": another spec of its tiling class produced the code object */
   int bucket;          /* the M bucket, which names the code's tiling class:
                           launches take 1 <= m <= the class limit
                           (mxf_launch_info.max_rows), quant_weight m = N */
@@ -382,7 +382,7 @@ MXF_API mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_sh
 typedef struct mxf_kernel_entry {
   const char *spec;   /* canonical spec, with its bucket M */
   const char *name;   /* kernel symbol */
-  const char *origin; /* "bundle", "cache" or "jit" */
+  const char *origin; /* as mxf_kernel_info: "bundle", "cache", "jit", "override" or "shared" */
   const char *source; /* the bundle's path, the cache directory, or "" (JIT) */
   int bucket;
   int produced;       /* compiled, taken from the cache, or asked for from a bundle */

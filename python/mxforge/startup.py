@@ -85,7 +85,7 @@ class Kernel:
     """A kernel a context holds (mxf_context_get_kernel)."""
     spec: str
     name: str
-    origin: str        # "bundle", "cache" or "jit"
+    origin: str        # "bundle", "cache", "jit", "override" or "shared" (C API)
     source: str        # the bundle's path, the cache directory, "" for the JIT
     bucket: int
     produced: bool     # compiled, loaded from the cache, or asked for from a bundle

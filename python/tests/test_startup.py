@@ -156,7 +156,33 @@ def test_mark_startup_done_refuses_late_jit_compiles(tmp_path):
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "compiled before: ok" in out, out
-    assert "late: " in out and "after start-up was marked done (MXFORGE_JIT=error) is refused" \
-        in out, out
+    # The policy came from mark_startup_done (the C API's set_late_jit), not
+    # from MXFORGE_JIT, and the message says so.
+    assert "late: " in out and ("after start-up was marked done (policy error, set by "
+                                "mxf_context_set_late_jit) is refused") in out, out
     assert "allowed: ok" in out, out
     assert "bad: late_jit must be one of allow, warn, error, got 'sometimes'" in out, out
+
+
+def test_origins_after_a_warm_start_say_what_happened(tmp_path):
+    """Two processes over one cache directory: the first compiles (jit, and
+    shared for another bucket of the class, asked for afterwards), the second loads the same code
+    from the cache (cache, and shared). Before, every one of them said jit."""
+    import sys
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import mxforge\n"
+        "results = mxforge.compile(['rotate_quant:K=1024,RS=64,M=1'])"
+        " + mxforge.compile(['rotate_quant:K=1024,RS=64,M=16'])\n"
+        "print(' '.join(r.origin for r in results))\n"
+        "print(' '.join(k.origin for k in mxforge.kernels() if 'K=1024' in k.spec))\n")
+    env = dict(os.environ, MXFORGE_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("MXFORGE_CACHE", None)
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", code, os.path.join(REPO, "python")],
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        runs.append(done.stdout.split("\n")[:2])
+    assert runs[0] == ["jit shared", "jit shared"], runs
+    assert runs[1] == ["cache shared", "cache shared"], runs
+

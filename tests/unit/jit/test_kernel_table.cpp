@@ -403,6 +403,94 @@ TEST(KernelTable, DiskCacheServesTheNextTableAndHealsDamage) {
   }
 }
 
+// What listings report for each kernel after a warm start (issue 31): a
+// cache hit said "jit", and so did every spec that shared it.
+TEST(KernelTable, OriginsSayWhatHappened) {
+  ScratchCacheDir dir;
+  auto oneClassPerK = [](const KernelSpec &spec) -> Result<KernelSpec> {
+    KernelSpec code = spec;
+    code.M = 256;
+    return code;
+  };
+  // The in-process JIT compiles a class's code spec; the fake must too, or
+  // the cache would refuse its entries as another spec's.
+  auto byClass = [oneClassPerK](JitCompiler jit) {
+    auto compile = jit.compile;
+    jit.compile = [compile, oneClassPerK](const KernelSpec &spec) {
+      return compile(oneClassPerK(spec).value());
+    };
+    jit.codeSpec = oneClassPerK;
+    return jit;
+  };
+  KernelSpec bucket1 = specOf(kSpec), bucket16 = specOf(kSpec);
+  bucket1.M = 1;
+  bucket16.M = 16;
+  FakeJit cold;
+  {
+    KernelTableOptions options;
+    options.jit = byClass(cold.compiler());
+    options.cache = dir.location();
+    KernelTable table(std::move(options));
+    Result<KernelHandle> compiled = table.get(bucket1), shared = table.get(bucket16);
+    ASSERT_TRUE(compiled.ok() && shared.ok());
+    EXPECT_STREQ(reportedOrigin(*compiled.value()), "jit");
+    EXPECT_STREQ(reportedOrigin(*shared.value()), "shared");
+    EXPECT_EQ(shared.value()->origin, KernelOrigin::Compiled);
+  }
+  FakeJit warm;
+  KernelTableOptions options;
+  options.jit = byClass(warm.compiler());
+  options.cache = dir.location();
+  {
+    KernelTable table(options);
+    Result<KernelHandle> hit = table.get(bucket16), shared = table.get(bucket1);
+    ASSERT_TRUE(hit.ok() && shared.ok());
+    EXPECT_STREQ(reportedOrigin(*hit.value()), "cache");
+    EXPECT_STREQ(reportedOrigin(*shared.value()), "shared");
+    EXPECT_EQ(shared.value()->origin, KernelOrigin::DiskCache) << "a shared cache hit is no JIT";
+  }
+  EXPECT_EQ(warm.compiles.load(), 0);
+  // Code an override replaced reports "override", and so does its source.
+  options.cache = CacheLocation{};
+  options.jit->overrideCode = [](CodeObject produced) -> Result<CodeObject> {
+    produced.hsaco.push_back(0x42);
+    return produced;
+  };
+  KernelTable overridden(options);
+  Result<KernelHandle> replaced = overridden.get(bucket1);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_STREQ(reportedOrigin(*replaced.value()), "override");
+  Result<KernelHandle> sharesIt = overridden.get(bucket16);
+  ASSERT_TRUE(sharesIt.ok());
+  EXPECT_EQ(sharesIt.value()->origin, KernelOrigin::Override);
+  EXPECT_STREQ(reportedOrigin(*sharesIt.value()), "shared");
+  // A bundle entry is "bundle", its own or its class's.
+  KernelTableOptions bundled;
+  bundled.jit = FakeJit().compiler();
+  KernelTable fromBundle(std::move(bundled));
+  fromBundle.addBundle(fakeBundle({kSpec}));
+  Result<KernelHandle> entry = fromBundle.get(std::string_view(kSpec));
+  ASSERT_TRUE(entry.ok());
+  EXPECT_STREQ(reportedOrigin(*entry.value()), "bundle");
+}
+
+TEST(KernelTable, TheLateJitMessageNamesWhoChoseThePolicy) {
+  FakeJit fake;
+  std::vector<std::string> warnings;
+  KernelTableOptions options;
+  options.jit = fake.compiler();
+  options.warn = [&](const std::string &line) { warnings.push_back(line); };
+  KernelTable table(std::move(options));
+  table.setLateJitPolicy(LateJitPolicy::Warn); // as mxf_context_set_late_jit does
+  table.markStartupDone();
+  ASSERT_TRUE(table.get(std::string_view(kSpec)).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("(policy warn, set by mxf_context_set_late_jit)"), std::string::npos)
+      << warnings[0];
+  EXPECT_EQ(warnings[0].find("MXFORGE_JIT"), std::string::npos)
+      << "the user never set MXFORGE_JIT: " << warnings[0];
+}
+
 TEST(KernelTable, StrictModeNeverTouchesTheCache) {
   ScratchCacheDir dir;
   FakeJit fake;
