@@ -26,7 +26,8 @@ def test_compile_returns_one_result_per_spec(rng):
              f"rotate_quant:K={k},M=8,scale=rceil"]
     results = mxforge.compile(specs, threads=2)
     assert [r.ok for r in results] == [True, False, False, True]
-    assert results[0].origin in ("jit", "cache")
+    # "shared" when an earlier test's kernel of this tiling class made the code.
+    assert results[0].origin in ("jit", "cache", "shared")
     assert isinstance(results[1].error, mxforge.SpecError) and "K=100" in str(results[1].error)
     assert isinstance(results[2].error, mxforge.CompileError)
     assert "hadamard_butterfly at RS=64" in str(results[2].error)
