@@ -111,6 +111,12 @@ Result<KernelSpec> parseSpec(std::string_view text);
 /// written out.
 std::string printSpec(const KernelSpec &spec);
 
+/// The shortest text parseSpec reads back to `spec`: its canonical text
+/// without the keys whose values are the defaults they would get anyway
+/// ("rotate_quant:K=4096,RS=64,M=1"), for tables people read. Keys stay in
+/// printSpec's order.
+std::string printSpecShort(const KernelSpec &spec);
+
 /// Checks every rule of docs/spec.md; for specs built in code as well as
 /// parsed ones. Success means printSpec(spec) parses back to `spec`.
 Status validateSpec(const KernelSpec &spec);

@@ -11,7 +11,9 @@
 
 #include "spec/spec_keys.h"
 
+#include <algorithm>
 #include <charconv>
+#include <vector>
 
 namespace mxf {
 namespace {
@@ -118,6 +120,36 @@ std::string printSpec(const KernelSpec &spec) {
     spec_detail::appendSpecValue(out, spec, key);
   }
   return out;
+}
+
+std::string printSpecShort(const KernelSpec &spec) {
+  const std::string canonical = printSpec(spec);
+  const std::string head = canonical.substr(0, canonical.find(':') + 1);
+  std::vector<std::string> items;
+  for (size_t at = head.size(); at < canonical.size();) {
+    const size_t comma = std::min(canonical.find(',', at), canonical.size());
+    items.push_back(canonical.substr(at, comma - at));
+    at = comma + 1;
+  }
+  auto join = [&](const std::vector<std::string> &kept) {
+    std::string text = head;
+    for (size_t i = 0; i < kept.size(); ++i)
+      text += (i ? "," : "") + kept[i];
+    return text;
+  };
+  // Drop one item at a time, keeping the drop when the rest still means the
+  // same spec (a default that depends on another key, such as rot's on RS,
+  // stays when dropping it would change the spec).
+  for (size_t i = 0; i < items.size();) {
+    std::vector<std::string> fewer = items;
+    fewer.erase(fewer.begin() + long(i));
+    Result<KernelSpec> parsed = parseSpec(join(fewer));
+    if (parsed.ok() && parsed.value() == spec)
+      items = std::move(fewer);
+    else
+      ++i;
+  }
+  return join(items);
 }
 
 } // namespace mxf

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spec/kernel_spec.h"
+#include "tests/support/spec_matrix.h"
 
 #include <gtest/gtest.h>
 
@@ -680,6 +681,31 @@ TEST(SpecValidate, OutOfRangeEnumsAndOddValues) {
   expectMentions(validateSpec(spec).message(), {"arch=gfx\\x00950", "gfx950"});
   spec.arch = "";
   expectMentions(validateSpec(spec).message(), {"arch=", "gfx950"});
+}
+
+// printSpecShort: tables print it instead of 150-character canonical texts.
+// It must mean the same spec (parseSpec gives it back) and leave nothing out
+// that matters, over every spec of the test matrices.
+TEST(SpecShort, ParsesBackToTheSameSpecAndDropsOnlyDefaults) {
+  std::vector<KernelSpec> specs;
+  for (auto matrix : {testing::rotateQuantSpecMatrix, testing::quantWeightSpecMatrix,
+                      testing::rotateQuantMoeSpecMatrix, testing::rotateQuantGemmSpecMatrix})
+    for (const KernelSpec &spec : matrix())
+      specs.push_back(spec);
+  ASSERT_GT(specs.size(), 500u);
+  for (const KernelSpec &spec : specs) {
+    const std::string text = printSpecShort(spec);
+    Result<KernelSpec> back = parseSpec(text);
+    ASSERT_TRUE(back.ok()) << text << ": " << back.error();
+    EXPECT_EQ(back.value(), spec) << text << " is not " << printSpec(spec);
+    EXPECT_LE(text.size(), printSpec(spec).size());
+  }
+  Result<KernelSpec> decode = parseSpec("rotate_quant:K=4096,RS=64,M=1,scale=even,rot=hadamard");
+  ASSERT_TRUE(decode.ok());
+  EXPECT_EQ(printSpecShort(decode.value()), "rotate_quant:K=4096,RS=64,M=1");
+  Result<KernelSpec> moe = parseSpec("rotate_quant_moe:K=2048,topk=8,E=128,layout=a4w4_shuffle");
+  ASSERT_TRUE(moe.ok());
+  EXPECT_EQ(printSpecShort(moe.value()), "rotate_quant_moe:K=2048,topk=8,E=128");
 }
 
 } // namespace
