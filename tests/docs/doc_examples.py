@@ -13,8 +13,8 @@ fresh directory and its stdout and stderr compared with the shown lines:
   - timings (`12.3 ms`, `4 us`, `0.21 s`) and a seed the command did not fix
     (`seed: 3` without --seed) are masked on both sides;
   - `<!-- doc-test: mask-numbers -->` before a block masks every number and
-    hex digest and compares runs of spaces as one (tables of timings, sizes,
-    registers); `<!-- doc-test: setup: CMD -->` runs CMD (sh, in the example's
+    hex digest and compares runs of spaces as one, and a column's rule of dashes
+    whatever its width (tables of timings, sizes, registers); `<!-- doc-test: setup: CMD -->` runs CMD (sh, in the example's
     directory; $SOURCE is the repository, $PYTHON this interpreter) first; `<!-- doc-test: skip: WHY -->`
     leaves the block out, and the run prints WHY.
 
@@ -109,6 +109,7 @@ def mask(line, seed_fixed, numbers):
     if numbers:  # a table: its alignment follows the numbers' widths
         line = HASH.sub("<hash>", line)
         line = NUMBER.sub("<n>", line)
+        line = re.sub(r"-{2,}", "--", line)  # a rule under a column as wide as its numbers
         line = re.sub(r"\s+", " ", line)
     return line.rstrip()
 
