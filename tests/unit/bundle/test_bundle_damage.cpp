@@ -145,8 +145,11 @@ TEST_F(BundleDamage, BitFlipsAnywhere) {
     if (i < kFormatVersionOffset)
       EXPECT_EQ(error, "not an mxforge bundle (it does not start with \"MXFBUNDL\")") << i;
     else if (i < kFormatVersionOffset + 4)
+      // Format 3 with bit 0 flipped is format 2, which this runtime still
+      // reads: then the file checksum is what fails.
       EXPECT_TRUE(startsWith(error, "bundle format version ") ||
-                  startsWith(error, "written by an older mxforge (bundle format "))
+                  startsWith(error, "written by an older mxforge (bundle format ") ||
+                  (i == kFormatVersionOffset && error == "corrupted (file checksum mismatch)"))
           << i << ": " << error;
     else if (i >= kFileSizeOffset && i < kFileSizeOffset + 8)
       EXPECT_TRUE(startsWith(error, "truncated (") || startsWith(error, "trailing bytes ("))
