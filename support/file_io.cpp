@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -285,7 +286,11 @@ Status writeFileAtomically(const std::string &path, const void *data, size_t siz
   return staged.value().commit();
 }
 
-Status createDirectories(const std::string &path) {
+namespace {
+
+/// createDirectories and createDirectoriesWithMode: `exactMode` < 0 leaves
+/// the umask's mode.
+Status createDirectoryChain(const std::string &path, int exactMode) {
   if (path.empty())
     return Status::failure("an empty directory path");
   struct stat info;
@@ -294,15 +299,32 @@ Status createDirectories(const std::string &path) {
                                  : Status::failure(path + ": exists and is not a directory");
   size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0) {
-    Status parent = createDirectories(path.substr(0, slash));
+    Status parent = createDirectoryChain(path.substr(0, slash), exactMode);
     if (!parent.ok())
       return parent;
   }
-  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
-    return Status::failure(path + ": cannot create the directory: " + errnoText(errno));
+  const mode_t mode = exactMode < 0 ? 0777 : mode_t(exactMode);
+  if (::mkdir(path.c_str(), mode) != 0) {
+    if (errno != EEXIST)
+      return Status::failure(path + ": cannot create the directory: " + errnoText(errno));
+    // Another process made it first: its mode is that process's business
+    // (a user of exact modes checks it before use).
+  } else if (exactMode >= 0 && ::chmod(path.c_str(), mode) != 0) {
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", unsigned(mode));
+    return Status::failure(path + ": cannot set mode " + octal + ": " + errnoText(errno));
+  }
   if (::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     return Status::failure(path + ": exists and is not a directory");
   return Status::success();
+}
+
+} // namespace
+
+Status createDirectories(const std::string &path) { return createDirectoryChain(path, -1); }
+
+Status createDirectoriesWithMode(const std::string &path, unsigned mode) {
+  return createDirectoryChain(path, int(mode));
 }
 
 bool isAtomicWriteTemporary(std::string_view name) {

@@ -107,6 +107,10 @@ inline Status writeFileAtomically(const std::string &path, const std::vector<uin
 /// Creates `path` and its missing parents (mode 0777 minus umask); fine if
 /// it exists as a directory.
 Status createDirectories(const std::string &path);
+/// The same, but the directories it creates get exactly `mode`, whatever the
+/// umask (support/file_trust.h's private directories); existing ones, and one
+/// another process created first, keep theirs.
+Status createDirectoriesWithMode(const std::string &path, unsigned mode);
 
 /// True if `name` (a file name, not a path) is exactly the pattern of
 /// StagedFile's temporaries: `.<name>.tmp-<digits>-<digits>-<digits>`.

@@ -2,6 +2,8 @@
 
 #include "support/file_trust.h"
 
+#include "support/file_io.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,27 +43,7 @@ Status checkTrusted(const std::string &path) {
 }
 
 Status createPrivateDirectories(const std::string &path) {
-  if (path.empty())
-    return Status::failure("an empty directory path");
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0)
-    return S_ISDIR(info.st_mode) ? Status::success()
-                                 : Status::failure(path + ": exists and is not a directory");
-  const size_t slash = path.find_last_of('/');
-  if (slash != std::string::npos && slash > 0)
-    if (Status parent = createPrivateDirectories(path.substr(0, slash)); !parent.ok())
-      return parent;
-  if (::mkdir(path.c_str(), kPrivateDirectoryMode) != 0) {
-    if (errno != EEXIST)
-      return Status::failure(path + ": cannot create the directory: " + std::strerror(errno));
-    // Another process made it first: its mode is that process's business
-    // (the cache checks it before use).
-  } else if (::chmod(path.c_str(), kPrivateDirectoryMode) != 0) {
-    return Status::failure(path + ": cannot set mode 0700: " + std::strerror(errno));
-  }
-  if (::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-    return Status::failure(path + ": exists and is not a directory");
-  return Status::success();
+  return createDirectoriesWithMode(path, kPrivateDirectoryMode);
 }
 
 } // namespace mxf

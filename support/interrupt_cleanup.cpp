@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <iterator>
 
 namespace mxf {
 namespace {
@@ -25,7 +26,7 @@ Slot slots[kMaxRegisteredTemporaries];
 /// The handlers ours replaced (LLVM's, which prints nothing for these and
 /// dies, or the default), by signal number.
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-struct sigaction previousActions[3];
+struct sigaction previousActions[std::size(kSignals)];
 
 void removeAndDie(int signal) {
   for (Slot &slot : slots)
@@ -33,7 +34,7 @@ void removeAndDie(int signal) {
       ::unlink(slot.path);
   // The handler we replaced gets the signal next (it ends the process, as
   // the default action does): delivered when this handler returns.
-  for (int i = 0; i < 3; ++i)
+  for (size_t i = 0; i < std::size(kSignals); ++i)
     if (kSignals[i] == signal)
       ::sigaction(signal, &previousActions[i], nullptr);
   ::raise(signal);
@@ -68,7 +69,7 @@ void removeTemporariesOnSignals() {
   // Each handler blocks the others: one cleanup, then the first signal's death.
   for (int signal : kSignals)
     sigaddset(&action.sa_mask, signal);
-  for (int i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
     // A signal the parent ignores (nohup, a shell's background job) stays
     // ignored: the user asked for it to not end us.
     if (::sigaction(kSignals[i], nullptr, &previousActions[i]) != 0 ||

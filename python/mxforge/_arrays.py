@@ -116,8 +116,8 @@ def _check_within_its_memory(array, name):
     nothing) would be read or written out of bounds when its rows are copied
     for a launch, killing the interpreter before the library could refuse the
     strides: refuse it here, before any pointer is used."""
-    if array.size == 0:
-        return
+    if array.size == 0 or array.base is None:
+        return  # an array that owns its memory was laid out by numpy itself
     bounds = _memory_bounds(array)
     if bounds is None:
         return
