@@ -9,7 +9,7 @@
 #ifndef MXFORGE_RUNTIME_KERNEL_INFO_CODEC_H
 #define MXFORGE_RUNTIME_KERNEL_INFO_CODEC_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "abi/kernel_info.h"
 #include "support/byte_io.h"
 

@@ -17,7 +17,7 @@
 
 #include "abi/kernel_info.h"
 #include "abi/versions.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "support/byte_io.h"
 
 #include <array>

@@ -18,7 +18,7 @@
 
 #include "abi/launch_record.h"
 #include "abi/versions.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <cstdint>

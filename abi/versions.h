@@ -22,7 +22,7 @@ namespace mxf {
 /// arguments of kernels that were compiled.
 constexpr int kKernelAbiVersion = 2;
 
-/// Part of every cache key (compiler/cache/cache_key.h): a cached code object
+/// Part of every cache key (runtime/cache/cache_key.h): a cached code object
 /// is reused only if the templates that produced it are unchanged. Bump this
 /// whenever any template's output (the gpu-stage IR of any spec) changes.
 /// tests/unit/cache/test_template_revision.cpp holds golden hashes of that IR

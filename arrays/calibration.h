@@ -14,7 +14,7 @@
 #ifndef MXFORGE_ARRAYS_CALIBRATION_H
 #define MXFORGE_ARRAYS_CALIBRATION_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <cstddef>

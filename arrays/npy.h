@@ -13,7 +13,7 @@
 #ifndef MXFORGE_ARRAYS_NPY_H
 #define MXFORGE_ARRAYS_NPY_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cassert>
 #include <cstddef>

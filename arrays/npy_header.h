@@ -10,7 +10,7 @@
 #ifndef MXFORGE_ARRAYS_NPY_HEADER_H
 #define MXFORGE_ARRAYS_NPY_HEADER_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #ifndef MXFORGE_ARRAYS_REFERENCE_ARRAYS_H
 #define MXFORGE_ARRAYS_REFERENCE_ARRAYS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 #include "arrays/npy.h"
 

@@ -10,7 +10,7 @@
 #define MXFORGE_ARRAYS_REFERENCE_RUNNER_H
 
 #include "numerics/reference.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 #include "spec/reference_problem.h" // rotateQuantProblem
 #include "arrays/npy.h"

@@ -11,7 +11,7 @@
 
 #include "include/mxforge/mxforge.h"
 
-#include "compiler/jit/kernel_table.h"
+#include "runtime/kernel_table/kernel_table.h"
 #include "abi/operands.h"
 #include "runtime/device.h"
 #include "runtime/spec_launcher.h"
@@ -29,8 +29,9 @@ struct mxf_kernel {
   mxf::KernelHandle handle;
   mxf::runtime::Module module;
   mxf::runtime::Kernel deviceKernel;
-  std::vector<mxf::KernelOperand> operands;
-  std::vector<uint64_t> operandBytes;
+  /// The kernel's one launch check, its operand table built once.
+  std::optional<mxf::runtime::SpecLauncher> launcher;
+  std::vector<uint64_t> operandBytes; // each operand's bytes at the bucket
   std::string spec; // the spec asked for (its M the bucket); kept as members
   std::string name; // so that the info's pointers stay valid
   std::string origin;
@@ -121,20 +122,17 @@ void recordBundle(mxf_context &context, const std::string &path,
 void recordKernel(mxf_context &context, const mxf::KernelHandle &handle, bool onDevice,
                   bool locked = false);
 
-/// The checked operands of one launch of `kernel` (mxf_launch,
-/// mxf_kernel_launch_params): pointers in ABI order and row strides by name.
-struct LaunchOperands {
-  std::vector<mxf::runtime::KernelArg> args;
-  mxf::runtime::RowStrides strides;
-};
-/// Checks that `kernel` is `context`'s, the operand count, 1 <= m <= the
-/// bucket, every pointer (non-null; inside an mxf_malloc buffer with room
-/// for m rows at its stride when it is one, and always on the emu device).
-/// Errors start with `function`.
-mxf_status checkLaunchOperands(const char *function, mxf_context &context,
-                               const mxf_kernel &kernel, int m, void *const *operands,
-                               const int64_t *rowStrides, size_t operandCount,
-                               LaunchOperands &checked);
+/// Every check of one launch of `kernel` (mxf_launch*,
+/// mxf_kernel_launch_params*): the kernel is `context`'s, the selection form
+/// matches the entry point, the launch itself (SpecLauncher::prepare: count,
+/// rows, selection, strides), every pointer non-null and, inside an
+/// mxf_malloc buffer (always on the emu device), with room for what m rows
+/// span; MoE routing on the emu device. `checked` gets the arguments and
+/// config. Errors start with `function`.
+mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_kernel &kernel,
+                       int m, void *const *operands, const int64_t *rowStrides,
+                       size_t operandCount, std::optional<int64_t> selection, void *stream,
+                       mxf::runtime::SpecLaunchArgs &checked);
 
 /// A strict context on a GPU refuses the null (default) stream: an AOT
 /// engine launches on its own streams, and a launch on the legacy default
@@ -142,11 +140,10 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
 /// The emu device ignores streams, so it takes any.
 mxf_status checkStream(const char *function, const mxf_context &context, const void *stream);
 
-/// Selective rotation: a selection value exactly when the kernel takes one,
-/// inside its range (abi checkSelectionValue); the message names the other
-/// launch form when the caller used the wrong one.
-mxf_status checkSelection(const char *function, const mxf_kernel &kernel,
-                          std::optional<int64_t> selection);
+/// Selective rotation: a selection value exactly when the kernel takes one;
+/// the message names the entry point the caller should have used.
+mxf_status checkSelectionForm(const char *function, const mxf_kernel &kernel,
+                              std::optional<int64_t> selection);
 
 /// mxf_launch_strided and mxf_launch_selected: every check, then the launch.
 mxf_status launchChecked(const char *function, mxf_context *context, const mxf_kernel *kernel,

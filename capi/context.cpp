@@ -299,17 +299,22 @@ mxf_status mxf_find_kernel(mxf_context *context, const char *spec, int m,
       (void)context->device->unloadModule(module.value());
       return fail(MXF_ERROR_DEVICE, "mxf_find_kernel: " + deviceKernel.error());
     }
+    mxf::Result<mxf::runtime::SpecLauncher> launcher =
+        mxf::runtime::SpecLauncher::create(handle.value()->spec, object.launch);
+    if (!launcher.ok()) {
+      (void)context->device->unloadModule(module.value());
+      return fail(MXF_ERROR_INVALID_ARGUMENT, "mxf_find_kernel: " + object.spec + ": " +
+                                                  launcher.error());
+    }
     auto entry = std::make_unique<mxf_kernel>();
     entry->context = context;
     entry->handle = handle.value();
     entry->module = module.value();
     entry->deviceKernel = deviceKernel.value();
-    entry->operands = mxf::kernelOperands(handle.value()->spec);
-    for (const mxf::KernelOperand &operand : entry->operands)
-      entry->operandBytes.push_back(
-          mxf::runtime::operandBytes(handle.value()->spec,
-                                     int(mxf::maxLaunchRows(handle.value()->spec)), operand.name)
-              .value());
+    entry->launcher.emplace(std::move(launcher.value()));
+    // At the bucket (or N), dense: what mxf_kernel_get_operand reports.
+    for (const mxf::KernelOperand &operand : entry->launcher->operands())
+      entry->operandBytes.push_back(mxf::operandSpanBytes(operand, operand.rowElements()));
     entry->spec = mxf::printSpec(handle.value()->spec);
     entry->name = object.kernel.name;
     entry->origin = mxf::reportedOrigin(*handle.value());
@@ -334,7 +339,7 @@ mxf_status mxf_kernel_get_info(const mxf_kernel *kernel, mxf_kernel_info *info) 
   info->sgprs = object.kernel.sgprCount;
   info->lds_bytes = object.kernel.ldsBytes;
   info->scratch_bytes = object.kernel.scratchBytes;
-  info->operand_count = kernel->operands.size();
+  info->operand_count = kernel->launcher->operands().size();
   return MXF_SUCCESS;
 }
 
@@ -344,11 +349,11 @@ mxf_status mxf_kernel_get_operand(const mxf_kernel *kernel, size_t index,
     return nullArgument("mxf_kernel_get_operand", "kernel");
   if (!info)
     return nullArgument("mxf_kernel_get_operand", "info");
-  if (index >= kernel->operands.size())
+  if (index >= kernel->launcher->operands().size())
     return fail(MXF_ERROR_INVALID_ARGUMENT,
                 "mxf_kernel_get_operand: index " + std::to_string(index) + " >= operand count " +
-                    std::to_string(kernel->operands.size()));
-  const mxf::KernelOperand &operand = kernel->operands[index];
+                    std::to_string(kernel->launcher->operands().size()));
+  const mxf::KernelOperand &operand = kernel->launcher->operands()[index];
   info->name = operand.name;
   info->element = mxf::operandElementName(operand.element);
   info->bytes = kernel->operandBytes[index];
@@ -421,35 +426,32 @@ mxf_status launchChecked(const char *function, mxf_context *context, const mxf_k
       return nullArgument(function, "kernel");
     if (mxf_status s = mxf::capi::checkStream(function, *context, stream); s != MXF_SUCCESS)
       return s;
-    mxf::capi::LaunchOperands checked;
-    if (mxf_status s = mxf::capi::checkLaunchOperands(function, *context, *kernel, m, operands,
-                                                       rowStrides, operandCount, checked);
+    mxf::runtime::SpecLaunchArgs checked;
+    if (mxf_status s = mxf::capi::checkLaunch(function, *context, *kernel, m, operands,
+                                              rowStrides, operandCount, selection, stream,
+                                              checked);
         s != MXF_SUCCESS)
       return s;
-    if (mxf_status s = checkSelection(function, *kernel, selection); s != MXF_SUCCESS)
-      return s;
-    mxf::Status launched = mxf::runtime::launchSpecKernel(
-        *context->device, kernel->deviceKernel, kernel->handle->spec,
-        kernel->handle->object.launch, m, checked.args, checked.strides, stream, nullptr,
-        selection);
+    mxf::Status launched = context->device->launch(kernel->deviceKernel, checked.config,
+                                                   checked.args, nullptr);
     if (!launched.ok())
       return fail(MXF_ERROR_DEVICE, std::string(function) + ": " + launched.message());
     return MXF_SUCCESS;
   });
 }
 
-mxf_status checkSelection(const char *function, const mxf_kernel &kernel,
-                          std::optional<int64_t> selection) {
-  mxf::Status valid = mxf::checkSelectionValue(kernel.handle->spec, selection);
-  if (valid.ok())
-    return MXF_SUCCESS;
-  // A value where none is taken, or none where one is: name the other form.
+mxf_status checkSelectionForm(const char *function, const mxf_kernel &kernel,
+                              std::optional<int64_t> selection) {
+  // A value where none is taken, or none where one is: the caller used the
+  // other entry point, which the message names. The value's range is the
+  // launch check's (SpecLauncher::prepare).
   const bool selects = mxf::selectionArgName(kernel.handle->spec) != nullptr;
-  std::string hint;
-  if (!selects && selection)
-    hint = " (launch it with mxf_launch_strided or mxf_kernel_launch_params)";
-  else if (selects && !selection)
-    hint = " (launch it with mxf_launch_selected or mxf_kernel_launch_params_selected)";
+  if (selects == selection.has_value())
+    return MXF_SUCCESS;
+  mxf::Status valid = mxf::checkSelectionValue(kernel.handle->spec, selection);
+  const std::string hint =
+      selects ? " (launch it with mxf_launch_selected or mxf_kernel_launch_params_selected)"
+              : " (launch it with mxf_launch_strided or mxf_kernel_launch_params)";
   return fail(MXF_ERROR_INVALID_ARGUMENT,
               std::string(function) + ": " + kernel.name + ": " + valid.message() + hint);
 }
@@ -464,10 +466,10 @@ mxf_status checkStream(const char *function, const mxf_context &context, const v
                   "synchronizes with every stream and cannot be captured in a graph)");
 }
 
-mxf_status checkLaunchOperands(const char *function, mxf_context &context,
-                               const mxf_kernel &kernel, int m, void *const *operands,
-                               const int64_t *rowStrides, size_t operandCount,
-                               LaunchOperands &checked) {
+mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_kernel &kernel,
+                       int m, void *const *operands, const int64_t *rowStrides,
+                       size_t operandCount, std::optional<int64_t> selection, void *stream,
+                       mxf::runtime::SpecLaunchArgs &checked) {
   const std::string name = function;
   if (!operands && operandCount)
     return nullArgument(function, "operands");
@@ -478,48 +480,48 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   name + ": the kernel does not belong to this context");
   }
-  if (operandCount != kernel.operands.size())
-    return fail(MXF_ERROR_INVALID_ARGUMENT,
-                name + ": " + kernel.spec + " takes " + std::to_string(kernel.operands.size()) +
-                    " operands, " + std::to_string(operandCount) + " were given");
-  const mxf::KernelSpec &spec = kernel.handle->spec;
-  // Up to the class limit of the kernel's code object, not its bucket.
-  if (mxf::Status rows = mxf::checkLaunchRows(spec, kernel.handle->object.launch, m); !rows.ok())
-    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + rows.message());
-  for (size_t i = 0; rowStrides && i < operandCount; ++i)
-    if (rowStrides[i] != 0)
-      checked.strides[kernel.operands[i].name] = rowStrides[i];
-  // The operands at m rows, built once: what each pointer must hold.
-  const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(spec, m);
+  if (mxf_status s = checkSelectionForm(function, kernel, selection); s != MXF_SUCCESS)
+    return s;
+  const mxf::runtime::SpecLauncher &launcher = *kernel.launcher;
+  const std::vector<mxf::KernelOperand> &table = launcher.operands();
+  std::vector<mxf::runtime::KernelArg> args;
+  std::vector<std::optional<int64_t>> strides;
+  for (size_t i = 0; i < operandCount; ++i) {
+    args.push_back(mxf::runtime::KernelArg::pointer(reinterpret_cast<uint64_t>(operands[i])));
+    strides.push_back(rowStrides && rowStrides[i] != 0 ? std::optional<int64_t>(rowStrides[i])
+                                                       : std::nullopt);
+  }
+  // The one check of the launch (count, rows up to the class limit of the
+  // kernel's code object, selection, strides), then what only the C API
+  // knows: null pointers and mxf_malloc buffers' room.
+  mxf::Result<mxf::runtime::SpecLaunchArgs> prepared =
+      launcher.prepare(m, args, strides, stream, selection);
+  if (!prepared.ok())
+    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + prepared.error());
   for (size_t i = 0; i < operandCount; ++i) {
     if (!operands[i])
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  name + ": operand " + kernel.operands[i].name + " is NULL");
-    const uint64_t address = reinterpret_cast<uint64_t>(operands[i]);
-    // Memory of mxf_malloc is checked against the operand's size; other
+      return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": operand " + table[i].name + " is NULL");
+    // Memory of mxf_malloc is checked against the operand's span; other
     // pointers (the engine's own allocations) are the caller's to size.
     // m rows (not the bucket) is what the kernel touches.
-    mxf::Result<int64_t> stride = mxf::runtime::rowStrideOf(atM[i], checked.strides);
-    if (!stride.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + stride.error());
-    const uint64_t needed = mxf::operandSpanBytes(atM[i], stride.value());
-    std::optional<uint64_t> room = bytesFrom(context, address);
+    const uint64_t needed = prepared.value().operandSpans[i];
+    std::optional<uint64_t> room = bytesFrom(context, args[i].address());
     if (!room && context.onlyOwnBuffers)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  name + ": operand " + kernel.operands[i].name +
+                  name + ": operand " + table[i].name +
                       " is not inside a buffer of this context's mxf_malloc (the emu "
                       "device reaches no other memory; a buffer of another context is "
                       "not this one's)");
     if (room && *room < needed)
       return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  name + ": operand " + kernel.operands[i].name + " has " +
-                      std::to_string(*room) + " bytes of its buffer from the pointer on, " +
-                      "the kernel needs " + std::to_string(needed) + " for m=" +
-                      std::to_string(m) + " rows (" + atM[i].derivation + ")");
-    checked.args.push_back(mxf::runtime::KernelArg::pointer(address));
+                  name + ": operand " + table[i].name + " has " + std::to_string(*room) +
+                      " bytes of its buffer from the pointer on, the kernel needs " +
+                      std::to_string(needed) + " for m=" + std::to_string(m) + " rows (" +
+                      launcher.operandsAt(m)[i].derivation + ")");
   }
-  if (spec.op == mxf::KernelOp::RotateQuantMoe && context.onlyOwnBuffers)
-    return checkRoutingOnHost(name, context, spec, m, operands, kernel);
+  checked = std::move(prepared.value());
+  if (kernel.handle->spec.op == mxf::KernelOp::RotateQuantMoe && context.onlyOwnBuffers)
+    return checkRoutingOnHost(name, context, kernel.handle->spec, m, operands, kernel);
   return MXF_SUCCESS;
 }
 
@@ -531,8 +533,8 @@ mxf_status checkLaunchOperands(const char *function, mxf_context &context,
 mxf_status checkRoutingOnHost(const std::string &name, mxf_context &context,
                               const mxf::KernelSpec &spec, int m, void *const *operands,
                               const mxf_kernel &kernel) {
-  for (size_t i = 0; i < kernel.operands.size(); ++i) {
-    if (std::string(kernel.operands[i].name) != "topk_ids")
+  for (size_t i = 0; i < kernel.launcher->operands().size(); ++i) {
+    if (std::string(kernel.launcher->operands()[i].name) != "topk_ids")
       continue;
     std::vector<int32_t> ids(size_t(m) * size_t(spec.topk));
     std::optional<BufferSlice> slice =

@@ -10,7 +10,7 @@
 
 #include "capi/capi_internal.h"
 
-#include "compiler/jit/toolchain_identity.h"
+#include "runtime/kernel_table/toolchain_identity.h"
 #include "templates/family_rules.h"
 
 namespace mxf::capi {

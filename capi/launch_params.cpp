@@ -31,25 +31,18 @@ mxf_status packLaunch(const char *function, const mxf_kernel *kernel, int m,
     if (!params)
       return nullArgument(function, "params");
     std::memset(params, 0, sizeof *params);
-    mxf::capi::LaunchOperands checked;
-    if (mxf_status s = mxf::capi::checkLaunchOperands(function, *kernel->context, *kernel, m,
-                                                       operands, rowStrides, operandCount,
-                                                       checked);
+    mxf::runtime::SpecLaunchArgs prepared;
+    if (mxf_status s = mxf::capi::checkLaunch(function, *kernel->context, *kernel, m, operands,
+                                              rowStrides, operandCount, selection, nullptr,
+                                              prepared);
         s != MXF_SUCCESS)
       return s;
-    if (mxf_status s = mxf::capi::checkSelection(function, *kernel, selection); s != MXF_SUCCESS)
-      return s;
     const mxf::CodeObject &object = kernel->handle->object;
-    mxf::Result<mxf::runtime::SpecLaunchArgs> prepared = mxf::runtime::specLaunchArgs(
-        kernel->handle->spec, object.launch, m, checked.args, checked.strides, nullptr,
-        selection);
-    if (!prepared.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prepared.error());
-    const mxf::runtime::LaunchConfig &config = prepared.value().config;
+    const mxf::runtime::LaunchConfig &config = prepared.config;
     const mxf::runtime::LaunchGeometry geometry{config.grid, config.workgroup,
                                                 config.dynamicLdsBytes};
     mxf::Result<mxf::runtime::KernargBuffer> packed =
-        mxf::runtime::packKernelArgs(object.kernel, prepared.value().args, geometry);
+        mxf::runtime::packKernelArgs(object.kernel, prepared.args, geometry);
     if (!packed.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + packed.error());
     for (int d = 0; d < 3; ++d) {

@@ -16,7 +16,7 @@
 #ifndef MXFORGE_CODEOBJ_DECODE_GUARDS_H
 #define MXFORGE_CODEOBJ_DECODE_GUARDS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

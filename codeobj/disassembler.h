@@ -13,7 +13,7 @@
 #ifndef MXFORGE_CODEOBJ_DISASSEMBLER_H
 #define MXFORGE_CODEOBJ_DISASSEMBLER_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -12,7 +12,7 @@
 #ifndef MXFORGE_CODEOBJ_ELF_IMAGE_H
 #define MXFORGE_CODEOBJ_ELF_IMAGE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -15,7 +15,7 @@
 #define MXFORGE_CODEOBJ_HSACO_READER_H
 
 #include "codeobj/kernel_descriptor.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "abi/kernel_info.h"
 #include "abi/launch_record.h"
 

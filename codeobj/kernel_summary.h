@@ -14,7 +14,7 @@
 #include "codeobj/hsaco_reader.h"
 #include "codeobj/instruction_families.h"
 #include "codeobj/occupancy.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -10,7 +10,7 @@
 #ifndef MXFORGE_CODEOBJ_METADATA_NOTE_H
 #define MXFORGE_CODEOBJ_METADATA_NOTE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "abi/kernel_info.h"
 
 #include "llvm/ADT/StringRef.h"

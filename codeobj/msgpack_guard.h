@@ -11,7 +11,7 @@
 #ifndef MXFORGE_CODEOBJ_MSGPACK_GUARD_H
 #define MXFORGE_CODEOBJ_MSGPACK_GUARD_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -20,7 +20,7 @@
 #define MXFORGE_COMPILER_COMPILER_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <optional>
 #include <string>

@@ -12,7 +12,7 @@
 #ifndef MXFORGE_COMPILER_DUMP_H
 #define MXFORGE_COMPILER_DUMP_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"

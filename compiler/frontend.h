@@ -11,7 +11,7 @@
 #define MXFORGE_COMPILER_FRONTEND_H
 
 #include "compiler/compiler.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -28,7 +28,7 @@
 #ifndef MXFORGE_COMPILER_GFX950_TARGET_H
 #define MXFORGE_COMPILER_GFX950_TARGET_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/SmallVector.h"
 

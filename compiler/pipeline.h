@@ -17,7 +17,7 @@
 #ifndef MXFORGE_COMPILER_PIPELINE_H
 #define MXFORGE_COMPILER_PIPELINE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <functional>
 #include <string>

@@ -25,7 +25,7 @@
 
 #include "abi/launch_record.h"
 #include "compiler/compiler.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstdint>
 #include <string>

@@ -16,7 +16,7 @@
 #ifndef MXFORGE_EMULATOR_EMULATOR_H
 #define MXFORGE_EMULATOR_EMULATOR_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "abi/kernel_info.h"
 
 #include <array>

@@ -13,7 +13,7 @@
 #ifndef MXFORGE_NUMERICS_A6W6_H
 #define MXFORGE_NUMERICS_A6W6_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #ifndef MXFORGE_NUMERICS_LAYOUTS_H
 #define MXFORGE_NUMERICS_LAYOUTS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

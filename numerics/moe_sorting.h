@@ -9,7 +9,7 @@
 #ifndef MXFORGE_NUMERICS_MOE_SORTING_H
 #define MXFORGE_NUMERICS_MOE_SORTING_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,7 @@
 #include "numerics/options.h"
 #include "numerics/quantize.h"
 #include "numerics/rotation.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -18,7 +18,7 @@
 #define MXFORGE_NUMERICS_ROTATION_H
 
 #include "numerics/options.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

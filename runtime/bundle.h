@@ -22,7 +22,7 @@
 #define MXFORGE_RUNTIME_BUNDLE_H
 
 #include "abi/operands.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "abi/kernel_info.h"
 #include "abi/launch_record.h"
 #include "spec/kernel_spec.h"

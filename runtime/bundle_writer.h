@@ -11,7 +11,7 @@
 #ifndef MXFORGE_RUNTIME_BUNDLE_WRITER_H
 #define MXFORGE_RUNTIME_BUNDLE_WRITER_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/bundle.h"
 #include "abi/kernel_info.h"
 

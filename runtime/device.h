@@ -5,7 +5,7 @@
 // that launches kernels (the CLI, the e2e suite, an engine) is written once
 // against this and picks the backend by name (device_factory.h).
 //
-// Errors are values (numerics/status.h): nothing here throws, because
+// Errors are values (support/status.h): nothing here throws, because
 // Debian's LLVM is built without exceptions and the emu backend links it.
 //
 // Ownership: the Device owns everything it hands out. Handles are plain
@@ -23,7 +23,7 @@
 #ifndef MXFORGE_RUNTIME_DEVICE_H
 #define MXFORGE_RUNTIME_DEVICE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device_types.h"
 #include "runtime/kernel_args.h"
 #include "abi/kernel_info.h"

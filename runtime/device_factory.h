@@ -10,7 +10,7 @@
 #ifndef MXFORGE_RUNTIME_DEVICE_FACTORY_H
 #define MXFORGE_RUNTIME_DEVICE_FACTORY_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 
 #include <memory>

@@ -13,7 +13,7 @@
 #ifndef MXFORGE_RUNTIME_ELF_SYMBOLS_H
 #define MXFORGE_RUNTIME_ELF_SYMBOLS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -16,7 +16,7 @@
 #ifndef MXFORGE_RUNTIME_EMU_DEVICE_H
 #define MXFORGE_RUNTIME_EMU_DEVICE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "emulator/emulator.h"
 #include "runtime/device.h"
 

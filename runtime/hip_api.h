@@ -10,7 +10,7 @@
 #ifndef MXFORGE_RUNTIME_HIP_API_H
 #define MXFORGE_RUNTIME_HIP_API_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <memory>

@@ -8,7 +8,7 @@
 #ifndef MXFORGE_RUNTIME_HIP_DEVICE_H
 #define MXFORGE_RUNTIME_HIP_DEVICE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 #include "runtime/device_factory.h"
 

@@ -21,7 +21,7 @@
 #ifndef MXFORGE_RUNTIME_HOST_MEMORY_H
 #define MXFORGE_RUNTIME_HOST_MEMORY_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstdint>
 #include <map>

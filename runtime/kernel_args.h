@@ -13,7 +13,7 @@
 #ifndef MXFORGE_RUNTIME_KERNEL_ARGS_H
 #define MXFORGE_RUNTIME_KERNEL_ARGS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device_types.h"
 #include "abi/kernel_info.h"
 
@@ -109,6 +109,9 @@ public:
 
   size_t size() const { return args_.size(); }
   const KernelArg &operator[](size_t i) const { return args_[i]; }
+  /// Replaces argument i (a checked launch's placeholder by the buffer
+  /// allocated for it). Precondition: i < size().
+  void replace(size_t i, KernelArg arg) { args_[i] = std::move(arg); }
 
 private:
   std::vector<KernelArg> args_;

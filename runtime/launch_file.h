@@ -28,7 +28,7 @@
 #ifndef MXFORGE_RUNTIME_LAUNCH_FILE_H
 #define MXFORGE_RUNTIME_LAUNCH_FILE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 
 #include <cstdint>

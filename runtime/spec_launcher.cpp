@@ -8,27 +8,6 @@
 #include <limits>
 
 namespace mxf::runtime {
-namespace {
-
-Status checkStrideNames(const KernelSpec &spec, const RowStrides &strides) {
-  for (const auto &[name, stride] : strides)
-    if (Result<KernelOperand> operand = findKernelOperand(spec, spec.M, name); !operand.ok())
-      return operand.status();
-  return Status::success();
-}
-
-Status checkRows(const KernelSpec &spec, const LaunchRecord &record, int m) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (Status valid = record.validate(); !valid.ok())
-    return valid;
-  // Up to the code's class limit: the spec's M bucket only names the class.
-  if (Status rows = checkLaunchRows(spec, record, m); !rows.ok())
-    return rows;
-  return record.checkRows(m);
-}
-
-} // namespace
 
 Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides) {
   auto it = strides.find(operand.name);
@@ -53,6 +32,127 @@ LaunchConfig launchConfigFor(const LaunchRecord &record, int m) {
   return config;
 }
 
+struct SpecLauncher::State {
+  KernelSpec spec;
+  LaunchRecord record;
+  std::vector<KernelOperand> operands;
+  /// Operands by row count, built on first use: a launch for m rows needs
+  /// their shapes (padding makes them more than m times a row).
+  mutable std::mutex mutex;
+  mutable std::map<int, std::unique_ptr<const std::vector<KernelOperand>>> byRows;
+};
+
+Result<SpecLauncher> SpecLauncher::create(const KernelSpec &spec, const LaunchRecord &record) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  if (Status valid = record.validate(); !valid.ok())
+    return valid;
+  auto state = std::make_shared<State>();
+  state->spec = spec;
+  state->record = record;
+  state->operands = kernelOperands(spec);
+  return SpecLauncher(std::move(state));
+}
+
+const KernelSpec &SpecLauncher::spec() const { return state_->spec; }
+const LaunchRecord &SpecLauncher::record() const { return state_->record; }
+const std::vector<KernelOperand> &SpecLauncher::operands() const { return state_->operands; }
+
+const std::vector<KernelOperand> &SpecLauncher::operandsAt(int m) const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::unique_ptr<const std::vector<KernelOperand>> &entry = state_->byRows[m];
+  if (!entry)
+    entry = std::make_unique<const std::vector<KernelOperand>>(kernelOperands(state_->spec, m));
+  return *entry; // the map's nodes never move
+}
+
+Result<size_t> SpecLauncher::operandIndex(const std::string &name) const {
+  std::string names;
+  for (size_t i = 0; i < operands().size(); ++i) {
+    if (name == operands()[i].name)
+      return i;
+    names += names.empty() ? "" : ", ";
+    names += operands()[i].name;
+  }
+  return Result<size_t>::failure("'" + name + "' is not an operand of " + printSpec(spec()) +
+                                 " (its operands: " + names + ")");
+}
+
+Status SpecLauncher::checkRows(int m) const {
+  // Up to the code's class limit: the spec's M bucket only names the class.
+  if (Status rows = checkLaunchRows(spec(), record(), m); !rows.ok())
+    return rows;
+  return record().checkRows(m);
+}
+
+Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg> &operands,
+                                             const RowStrides &strides, void *stream,
+                                             std::optional<int64_t> selection) const {
+  std::vector<std::optional<int64_t>> byPosition(this->operands().size());
+  for (const auto &[name, stride] : strides) {
+    Result<size_t> index = operandIndex(name);
+    if (!index.ok())
+      return index.status();
+    byPosition[index.value()] = stride;
+  }
+  return prepare(m, operands, byPosition, stream, selection);
+}
+
+Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg> &operands,
+                                             const std::vector<std::optional<int64_t>> &strides,
+                                             void *stream,
+                                             std::optional<int64_t> selection) const {
+  const std::vector<KernelOperand> &table = this->operands();
+  if (operands.size() != table.size())
+    return Status::failure(printSpec(spec()) + " takes " + std::to_string(table.size()) +
+                           " operands, " + std::to_string(operands.size()) + " were given");
+  if (!strides.empty() && strides.size() != table.size())
+    return Status::failure("the row strides name " + std::to_string(strides.size()) +
+                           " operands, " + printSpec(spec()) + " takes " +
+                           std::to_string(table.size()));
+  if (Status rows = checkRows(m); !rows.ok())
+    return rows;
+  if (Status selects = checkSelectionValue(spec(), selection); !selects.ok())
+    return selects;
+  const std::vector<KernelOperand> &atM = operandsAt(m);
+  SpecLaunchArgs prepared;
+  std::vector<int32_t> strideValues;
+  for (size_t i = 0; i < atM.size(); ++i) {
+    const KernelOperand &operand = atM[i];
+    RowStrides named;
+    if (!strides.empty() && strides[i])
+      named[operand.name] = *strides[i];
+    Result<int64_t> stride = rowStrideOf(operand, named);
+    if (!stride.ok())
+      return stride.status();
+    if (operand.strided())
+      strideValues.push_back(int32_t(stride.value()));
+    const KernelArg &arg = operands[i];
+    const uint64_t needed = operandSpanBytes(operand, stride.value());
+    if (arg.kind() == KernelArg::Kind::Pointer && arg.fromBuffer() &&
+        arg.bufferSize() - std::min(arg.bufferSize(), arg.byteOffset()) < needed)
+      return Status::failure(std::string("'") + operand.name + "' has " +
+                             std::to_string(arg.bufferSize() - std::min(arg.bufferSize(),
+                                                                         arg.byteOffset())) +
+                             " bytes, m=" + std::to_string(m) + " rows need " +
+                             std::to_string(needed) + " (" + operand.derivation +
+                             (operand.strided() ? ", row stride " + std::to_string(stride.value())
+                                                : std::string()) +
+                             ")");
+    prepared.args.add(arg);
+    prepared.operandSpans.push_back(needed);
+  }
+  if (kernelHasRowsOperand(spec().op))
+    prepared.args.value(int32_t(m));
+  for (int32_t stride : strideValues)
+    prepared.args.value(stride);
+  if (selection)
+    prepared.args.value(int32_t(*selection));
+  prepared.config = launchConfigFor(record(), m);
+  prepared.config.stream = stream;
+  return prepared;
+}
+
 Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
                               const RowStrides &strides) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -70,50 +170,10 @@ Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord
                                       const std::vector<KernelArg> &operands,
                                       const RowStrides &strides, void *stream,
                                       std::optional<int64_t> selection) {
-  if (Status rows = checkRows(spec, record, m); !rows.ok())
-    return rows;
-  if (Status selects = checkSelectionValue(spec, selection); !selects.ok())
-    return selects;
-  if (Status names = checkStrideNames(spec, strides); !names.ok())
-    return names;
-  const std::vector<KernelOperand> table = kernelOperands(spec, m);
-  if (operands.size() != table.size())
-    return Status::failure(printSpec(spec) + " takes " + std::to_string(table.size()) +
-                           " operands, " + std::to_string(operands.size()) + " were given");
-  KernelArgs args;
-  std::vector<int32_t> strideValues;
-  for (size_t i = 0; i < table.size(); ++i) {
-    const KernelOperand &operand = table[i];
-    Result<int64_t> stride = rowStrideOf(operand, strides);
-    if (!stride.ok())
-      return stride.status();
-    if (operand.strided())
-      strideValues.push_back(int32_t(stride.value()));
-    const KernelArg &arg = operands[i];
-    const uint64_t needed = operandSpanBytes(operand, stride.value());
-    if (arg.kind() == KernelArg::Kind::Pointer && arg.fromBuffer() &&
-        arg.bufferSize() - std::min(arg.bufferSize(), arg.byteOffset()) < needed)
-      return Status::failure(std::string("'") + operand.name + "' has " +
-                             std::to_string(arg.bufferSize() - std::min(arg.bufferSize(),
-                                                                         arg.byteOffset())) +
-                             " bytes, m=" + std::to_string(m) + " rows need " +
-                             std::to_string(needed) + " (" + operand.derivation +
-                             (operand.strided() ? ", row stride " + std::to_string(stride.value())
-                                                : std::string()) +
-                             ")");
-    args.add(arg);
-  }
-  if (kernelHasRowsOperand(spec.op))
-    args.value(int32_t(m));
-  for (int32_t stride : strideValues)
-    args.value(stride);
-  if (selection)
-    args.value(int32_t(*selection));
-  SpecLaunchArgs prepared;
-  prepared.args = std::move(args);
-  prepared.config = launchConfigFor(record, m);
-  prepared.config.stream = stream;
-  return prepared;
+  Result<SpecLauncher> launcher = SpecLauncher::create(spec, record);
+  if (!launcher.ok())
+    return launcher.status();
+  return launcher.value().prepare(m, operands, strides, stream, selection);
 }
 
 Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
@@ -131,15 +191,21 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
                               const KernelInfo &kernel, const LaunchRecord &record,
                               const KernelSpec &spec, int m, const HostArrays &inputs,
                               const SpecLaunchOptions &options) {
-  if (Status rows = checkRows(spec, record, m); !rows.ok())
-    return rows;
-  if (Status names = checkStrideNames(spec, options.rowStrides); !names.ok())
-    return names;
-  if (Status selects = checkSelectionValue(spec, options.selection); !selects.ok())
-    return selects;
+  Result<SpecLauncher> launcher = SpecLauncher::create(spec, record);
+  if (!launcher.ok())
+    return launcher.status();
   if (Status agrees = record.checkAgainst(kernel); !agrees.ok())
     return agrees;
-  const std::vector<KernelOperand> operands = kernelOperands(spec, m);
+  // Every check of the launch, before any memory is allocated: null
+  // placeholders for the buffers, which are then allocated at the spans the
+  // checked launch reports.
+  const std::vector<KernelArg> placeholders(launcher.value().operands().size(),
+                                            KernelArg::nullPointer());
+  Result<SpecLaunchArgs> prepared = launcher.value().prepare(
+      m, placeholders, options.rowStrides, nullptr, options.selection);
+  if (!prepared.ok())
+    return prepared.status();
+  const std::vector<KernelOperand> &operands = launcher.value().operandsAt(m);
   for (const auto &[name, bytes] : inputs) {
     bool known = false;
     for (const KernelOperand &operand : operands)
@@ -156,12 +222,9 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
     return handle.status();
 
   std::vector<ScopedBuffer> buffers;
-  std::vector<KernelArg> args;
-  for (const KernelOperand &operand : operands) {
-    Result<int64_t> stride = rowStrideOf(operand, options.rowStrides);
-    if (!stride.ok())
-      return stride.status();
-    const uint64_t size = operandSpanBytes(operand, stride.value());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const KernelOperand &operand = operands[i];
+    const uint64_t size = prepared.value().operandSpans[i];
     Result<ScopedBuffer> buffer = ScopedBuffer::allocate(device, size);
     if (!buffer.ok())
       return buffer.status();
@@ -186,16 +249,14 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
                                          std::to_string(size) + " (" + operand.derivation + ")");
     if (Status copied = device.copyIn(buffer.value(), 0, contents->data(), size); !copied.ok())
       return copied;
-    args.push_back(KernelArg::buffer(buffer.value().get()));
+    prepared.value().args.replace(i, KernelArg::buffer(buffer.value().get()));
     buffers.push_back(std::move(buffer.value()));
   }
   SpecLaunch result;
-  const LaunchConfig config = launchConfigFor(record, m);
-  result.grid = config.grid;
-  result.workgroup = config.workgroup;
-  if (Status launched = launchSpecKernel(device, handle.value(), spec, record, m, args,
-                                         options.rowStrides, nullptr, &result.report,
-                                         options.selection);
+  result.grid = prepared.value().config.grid;
+  result.workgroup = prepared.value().config.workgroup;
+  if (Status launched = device.launch(handle.value(), prepared.value().config,
+                                      prepared.value().args, &result.report);
       !launched.ok())
     return launched;
   if (Status synced = device.synchronize(); !synced.ok())

@@ -13,12 +13,14 @@
 #include "abi/kernel_info.h"
 #include "abi/launch_record.h"
 #include "abi/operands.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,15 +68,63 @@ Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &stri
 Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
                               const RowStrides &strides = {});
 
-/// What launchSpecKernel hands the device: the explicit arguments in ABI
-/// order (operands, m, row strides, the selection value) and the grid from
-/// the launch record,
-/// after every check launchSpecKernel makes. For callers that launch
+/// What a launch hands the device: the explicit arguments in ABI order
+/// (operands, m, row strides, the selection value) and the grid from the
+/// launch record, after every check of the launch. For callers that launch
 /// themselves (mxf_kernel_launch_params packs these with packKernelArgs).
 struct SpecLaunchArgs {
   KernelArgs args;
   LaunchConfig config;
+  /// Bytes each operand spans for this launch's m and row strides, in
+  /// operand order: what a caller that knows its buffers' sizes compares.
+  std::vector<uint64_t> operandSpans;
 };
+
+/// The one check of a launch of a compiled spec, worked out once per kernel:
+/// the spec and its launch record are validated when it is made, the operand
+/// table (names, row stride arguments, derivations) is built once, and the
+/// operands at a row count m are built the first time a launch asks for m
+/// and kept. Every launch path (the C API's mxf_launch* and
+/// mxf_kernel_launch_params*, launchSpec, the e2e runner) goes through
+/// prepare(), so a launch is checked once. Thread-safe.
+class SpecLauncher {
+public:
+  static Result<SpecLauncher> create(const KernelSpec &spec, const LaunchRecord &record);
+
+  const KernelSpec &spec() const;
+  const LaunchRecord &record() const;
+  /// The operands at the spec's bucket M (kernelOperands(spec)).
+  const std::vector<KernelOperand> &operands() const;
+  /// The operands at m rows (1 <= m <= the record's limit, or N for
+  /// quant_weight; checkRows first).
+  const std::vector<KernelOperand> &operandsAt(int m) const;
+  /// The index of operand `name`, or a failure naming the spec's operands.
+  Result<size_t> operandIndex(const std::string &name) const;
+  /// Whether a launch may process m rows (checkLaunchRows with the record).
+  Status checkRows(int m) const;
+
+  /// Every check of one launch, then its arguments: the operand count,
+  /// 1 <= m <= the record's limit, a selection value exactly when the spec
+  /// selects (checkSelectionValue), every row stride named for a strided
+  /// operand and at least its row, and every buffer the runtime allocated
+  /// large enough for m rows at its stride.
+  Result<SpecLaunchArgs> prepare(int m, const std::vector<KernelArg> &operands,
+                                 const RowStrides &strides = {}, void *stream = nullptr,
+                                 std::optional<int64_t> selection = std::nullopt) const;
+  /// The same with row strides by operand position (none: the operand's
+  /// row length), as the C API takes them; `strides` is empty or has one
+  /// entry per operand.
+  Result<SpecLaunchArgs> prepare(int m, const std::vector<KernelArg> &operands,
+                                 const std::vector<std::optional<int64_t>> &strides,
+                                 void *stream, std::optional<int64_t> selection) const;
+
+private:
+  struct State;
+  explicit SpecLauncher(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+/// SpecLauncher::create(spec, record), then prepare(): for a single launch.
 Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
                                       const std::vector<KernelArg> &operands,
                                       const RowStrides &strides = {}, void *stream = nullptr,

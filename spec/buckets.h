@@ -2,7 +2,7 @@
 //
 // A kernel is compiled for an M bucket and serves any 1 <= M <= bucket at
 // launch. Specs that differ only in M form a family; bucket dispatch picks
-// one member of a family for an actual M (compiler/jit/kernel_table.h).
+// one member of a family for an actual M (runtime/kernel_table/kernel_table.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_SPEC_BUCKETS_H

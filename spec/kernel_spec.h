@@ -17,7 +17,7 @@
 #include "numerics/formats.h"
 #include "numerics/options.h"
 #include "numerics/scale_rules.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -120,6 +120,10 @@ std::string printSpecShort(const KernelSpec &spec);
 /// Checks every rule of docs/spec.md; for specs built in code as well as
 /// parsed ones. Success means printSpec(spec) parses back to `spec`.
 Status validateSpec(const KernelSpec &spec);
+
+/// Every key of the spec vocabulary, every op's together, in the key
+/// table's order (for keyword mappings such as Python's, and help).
+std::vector<std::string_view> allSpecKeys();
 
 /// The keys of an op in canonical order (for docs, help and errors).
 std::vector<std::string_view> specKeys(KernelOp op);

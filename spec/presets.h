@@ -14,7 +14,7 @@
 #ifndef MXFORGE_SPEC_PRESETS_H
 #define MXFORGE_SPEC_PRESETS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <string>

@@ -8,7 +8,7 @@
 #ifndef MXFORGE_SPEC_SPEC_LIST_H
 #define MXFORGE_SPEC_SPEC_LIST_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <string>

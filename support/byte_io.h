@@ -10,7 +10,7 @@
 #ifndef MXFORGE_SUPPORT_BYTE_IO_H
 #define MXFORGE_SUPPORT_BYTE_IO_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

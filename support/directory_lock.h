@@ -15,7 +15,7 @@
 #ifndef MXFORGE_SUPPORT_DIRECTORY_LOCK_H
 #define MXFORGE_SUPPORT_DIRECTORY_LOCK_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <string>
 

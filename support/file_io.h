@@ -11,7 +11,7 @@
 #ifndef MXFORGE_SUPPORT_FILE_IO_H
 #define MXFORGE_SUPPORT_FILE_IO_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstdint>
 #include <string>

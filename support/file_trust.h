@@ -13,7 +13,7 @@
 #ifndef MXFORGE_SUPPORT_FILE_TRUST_H
 #define MXFORGE_SUPPORT_FILE_TRUST_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <string>
 #include <sys/stat.h>

@@ -28,7 +28,7 @@
 #ifndef MXFORGE_SUPPORT_OUTPUT_FILES_H
 #define MXFORGE_SUPPORT_OUTPUT_FILES_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstdint>
 #include <string>

@@ -11,7 +11,7 @@
 #define MXFORGE_TEMPLATES_FAMILY_RULES_H
 
 #include "abi/launch_record.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <vector>

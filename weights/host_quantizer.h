@@ -12,7 +12,7 @@
 #define MXFORGE_WEIGHTS_HOST_QUANTIZER_H
 
 #include "numerics/reference.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -18,7 +18,7 @@
 #ifndef MXFORGE_WEIGHTS_SAFETENSORS_H
 #define MXFORGE_WEIGHTS_SAFETENSORS_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstddef>
 #include <cstdint>

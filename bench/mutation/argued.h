@@ -18,7 +18,7 @@
 #ifndef MXFORGE_BENCH_MUTATION_ARGUED_H
 #define MXFORGE_BENCH_MUTATION_ARGUED_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <cstdint>
 #include <map>

@@ -15,7 +15,7 @@
 
 #include "bench/mutation/outcome.h"
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/emu_device.h"
 #include "spec/kernel_spec.h"
 

@@ -17,7 +17,7 @@
 #define MXFORGE_BENCH_MUTATION_MUTATOR_H
 
 #include "emulator/instruction.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <array>
 #include <cstddef>

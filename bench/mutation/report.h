@@ -11,7 +11,7 @@
 
 #include "bench/mutation/family_checks.h"
 #include "bench/mutation/mutator.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <array>
 #include <string>

@@ -6,7 +6,7 @@
 #include "compiler/dump.h"
 #include "templates/registry.h"
 #include "compiler/jit/kernel_override.h"
-#include "compiler/jit/toolchain_identity.h"
+#include "runtime/kernel_table/toolchain_identity.h"
 #include "abi/operands.h"
 #include "support/printable.h"
 

@@ -8,7 +8,7 @@
 #ifndef MXFORGE_COMPILER_JIT_IN_PROCESS_JIT_H
 #define MXFORGE_COMPILER_JIT_IN_PROCESS_JIT_H
 
-#include "compiler/jit/kernel_table.h"
+#include "runtime/kernel_table/kernel_table.h"
 
 namespace mxf {
 

@@ -18,7 +18,7 @@
 #define MXFORGE_COMPILER_JIT_KERNEL_OVERRIDE_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include <string>
 

@@ -9,7 +9,7 @@
 #ifndef MXFORGE_DIALECTS_MXF_MXF_API_H
 #define MXFORGE_DIALECTS_MXF_MXF_API_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include "mlir/IR/OwningOpRef.h"

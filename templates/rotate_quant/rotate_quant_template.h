@@ -9,7 +9,7 @@
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_TEMPLATE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include "llvm/ADT/StringRef.h"

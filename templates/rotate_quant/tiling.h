@@ -8,7 +8,7 @@
 #ifndef MXFORGE_TEMPLATES_TILING_H
 #define MXFORGE_TEMPLATES_TILING_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include <array>

@@ -2,7 +2,7 @@
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_TEMPLATE_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_TEMPLATE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include "llvm/ADT/StringRef.h"

@@ -21,7 +21,7 @@
 
 #include "templates/rotate_quant/tiling.h"
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 
 namespace mxf {

@@ -12,7 +12,7 @@
 
 #include "compiler/code_object.h"
 #include "numerics/reference.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 #include "runtime/emu_device.h"
 #include "spec/kernel_spec.h"

@@ -15,7 +15,7 @@
 #include "compiler/code_object.h"
 #include "emulator/emulator.h"
 #include "numerics/reference.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"
 #include "tests/e2e/e2e_runner.h"

@@ -12,7 +12,7 @@
 
 #include "compiler/code_object.h"
 #include "emulator/emulator.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/emu_device.h"
 #include "runtime/spec_launcher.h"
 #include "spec/kernel_spec.h"

@@ -13,7 +13,7 @@
 #ifndef MXFORGE_TESTS_WITNESS_WITNESS_CASE_H
 #define MXFORGE_TESTS_WITNESS_WITNESS_CASE_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/launch_file.h"
 
 #include <string>

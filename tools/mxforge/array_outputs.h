@@ -9,7 +9,7 @@
 #define MXFORGE_TOOLS_MXFORGE_ARRAY_OUTPUTS_H
 
 #include "arrays/reference_runner.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "tools/mxforge/cli_support.h"
 
 #include <string>

@@ -11,7 +11,7 @@
 
 #include "tools/mxforge/commands.h"
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/text_table.h"
 

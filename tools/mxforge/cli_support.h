@@ -8,7 +8,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
 #define MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"

@@ -8,7 +8,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_INSPECT_COMMAND_H
 #define MXFORGE_TOOLS_MXFORGE_INSPECT_COMMAND_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

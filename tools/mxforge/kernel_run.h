@@ -10,7 +10,7 @@
 #define MXFORGE_TOOLS_MXFORGE_KERNEL_RUN_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
 #include "arrays/reference_runner.h"

@@ -9,7 +9,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_QUALITY_REPORT_H
 #define MXFORGE_TOOLS_MXFORGE_QUALITY_REPORT_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/text_table.h"
 

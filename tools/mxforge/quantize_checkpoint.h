@@ -14,7 +14,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_QUANTIZE_CHECKPOINT_H
 #define MXFORGE_TOOLS_MXFORGE_QUANTIZE_CHECKPOINT_H
 
-#include "numerics/status.h"
+#include "support/status.h"
 
 #include "llvm/Support/raw_ostream.h"
 

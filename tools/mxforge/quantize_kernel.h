@@ -11,7 +11,7 @@
 #define MXFORGE_TOOLS_MXFORGE_QUANTIZE_KERNEL_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
 

@@ -8,8 +8,8 @@
 #ifndef MXFORGE_TESTS_UNIT_CACHE_CACHE_TEST_SUPPORT_H
 #define MXFORGE_TESTS_UNIT_CACHE_CACHE_TEST_SUPPORT_H
 
-#include "compiler/cache/cache_key.h"
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/cache_key.h"
+#include "runtime/cache/disk_cache.h"
 #include "support/file_io.h"
 #include "tests/support/scratch_directory.h"
 

@@ -1,6 +1,6 @@
 //===- test_cache_directory.cpp - list, stats, clear, removeDamaged -------===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
 #include "tests/unit/cache/cache_test_support.h"
 #include "tests/unit/test_seed.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/cache/cache_entry.h"
+#include "runtime/cache/cache_entry.h"
 
 #include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"

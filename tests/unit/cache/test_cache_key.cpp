@@ -1,6 +1,6 @@
 //===- test_cache_key.cpp - Every input of the key changes it -------------===//
 
-#include "compiler/cache/cache_key.h"
+#include "runtime/cache/cache_key.h"
 #include "tests/unit/test_seed.h"
 
 #include <gtest/gtest.h>

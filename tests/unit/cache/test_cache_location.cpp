@@ -1,6 +1,6 @@
 //===- test_cache_location.cpp - MXFORGE_CACHE, _DIR, XDG, HOME -----------===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
 #include <gtest/gtest.h>
 

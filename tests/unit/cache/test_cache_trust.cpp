@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
 #include "tests/unit/cache/cache_test_support.h"
 #include "tests/unit/test_seed.h"

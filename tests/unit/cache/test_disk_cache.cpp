@@ -1,8 +1,8 @@
 //===- test_disk_cache.cpp - load, store, damaged entries, degrading ------===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
-#include "compiler/cache/cache_entry.h"
+#include "runtime/cache/cache_entry.h"
 #include "tests/unit/cache/cache_test_support.h"
 #include "tests/unit/test_seed.h"
 

@@ -3,7 +3,7 @@
 #define MXFORGE_TESTS_UNIT_JIT_JIT_TEST_SUPPORT_H
 
 #include "abi/operands.h"
-#include "compiler/jit/kernel_table.h"
+#include "runtime/kernel_table/kernel_table.h"
 #include "runtime/bundle_writer.h"
 #include "tests/support/scratch_directory.h"
 

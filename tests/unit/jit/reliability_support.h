@@ -2,7 +2,7 @@
 #ifndef MXFORGE_TESTS_UNIT_JIT_RELIABILITY_SUPPORT_H
 #define MXFORGE_TESTS_UNIT_JIT_RELIABILITY_SUPPORT_H
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 #include "support/file_io.h"
 #include "spec/kernel_spec.h"
 

@@ -6,10 +6,10 @@
 // runtime-only library finds the entries the JIT wrote.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_JIT_TOOLCHAIN_IDENTITY_H
-#define MXFORGE_COMPILER_JIT_TOOLCHAIN_IDENTITY_H
+#ifndef MXFORGE_RUNTIME_KERNEL_TABLE_TOOLCHAIN_IDENTITY_H
+#define MXFORGE_RUNTIME_KERNEL_TABLE_TOOLCHAIN_IDENTITY_H
 
-#include "compiler/jit/kernel_table.h"
+#include "runtime/kernel_table/kernel_table.h"
 
 namespace mxf {
 
@@ -17,4 +17,4 @@ ToolchainIdentity toolchainIdentity(int codeObjectVersion = 5);
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_JIT_TOOLCHAIN_IDENTITY_H
+#endif // MXFORGE_RUNTIME_KERNEL_TABLE_TOOLCHAIN_IDENTITY_H

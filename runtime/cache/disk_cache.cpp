@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
-#include "compiler/cache/cache_entry.h"
+#include "runtime/cache/cache_entry.h"
 #include "support/file_io.h"
 #include "support/file_trust.h"
 

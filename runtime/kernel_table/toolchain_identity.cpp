@@ -1,6 +1,6 @@
 //===- toolchain_identity.cpp - What a compile here depends on ------------===//
 
-#include "compiler/jit/toolchain_identity.h"
+#include "runtime/kernel_table/toolchain_identity.h"
 
 #include "abi/versions.h"
 #include "support/version.h"

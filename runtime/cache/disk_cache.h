@@ -21,11 +21,11 @@
 // Plain C++ (no LLVM, no MLIR): the CLI's `mxforge cache` uses it directly.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_CACHE_DISK_CACHE_H
-#define MXFORGE_COMPILER_CACHE_DISK_CACHE_H
+#ifndef MXFORGE_RUNTIME_CACHE_DISK_CACHE_H
+#define MXFORGE_RUNTIME_CACHE_DISK_CACHE_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "support/sha256.h"
 
 #include <atomic>
@@ -169,4 +169,4 @@ private:
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_CACHE_DISK_CACHE_H
+#endif // MXFORGE_RUNTIME_CACHE_DISK_CACHE_H

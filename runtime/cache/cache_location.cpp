@@ -1,6 +1,6 @@
 //===- cache_location.cpp - Where the cache lives, from the environment ---===//
 
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/disk_cache.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -5,7 +5,7 @@
 //   1. the table itself (every spec is produced once per process, even when
 //      many threads ask at the same moment: the others wait for the first);
 //   2. the bundles added with addBundle (AOT, runtime/bundle.h);
-//   3. the disk cache (compiler/cache/disk_cache.h), when a JIT is attached;
+//   3. the disk cache (runtime/cache/disk_cache.h), when a JIT is attached;
 //   4. the JIT, whose result then goes into the disk cache.
 // In strict mode steps 3 and 4 are off: a spec missing from the bundles is
 // an error that names it. Without a JIT (a runtime-only engine) the same.
@@ -14,13 +14,13 @@
 // the options; compiler/jit/in_process_jit.h makes the real one.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_JIT_KERNEL_TABLE_H
-#define MXFORGE_COMPILER_JIT_KERNEL_TABLE_H
+#ifndef MXFORGE_RUNTIME_KERNEL_TABLE_KERNEL_TABLE_H
+#define MXFORGE_RUNTIME_KERNEL_TABLE_KERNEL_TABLE_H
 
-#include "compiler/cache/cache_key.h"
-#include "compiler/cache/disk_cache.h"
+#include "runtime/cache/cache_key.h"
+#include "runtime/cache/disk_cache.h"
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "runtime/bundle.h"
 #include "spec/kernel_spec.h"
 
@@ -219,4 +219,4 @@ private:
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_JIT_KERNEL_TABLE_H
+#endif // MXFORGE_RUNTIME_KERNEL_TABLE_KERNEL_TABLE_H

@@ -16,11 +16,11 @@
 // failed, in words a user can act on.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_CACHE_CACHE_ENTRY_H
-#define MXFORGE_COMPILER_CACHE_CACHE_ENTRY_H
+#ifndef MXFORGE_RUNTIME_CACHE_CACHE_ENTRY_H
+#define MXFORGE_RUNTIME_CACHE_CACHE_ENTRY_H
 
 #include "compiler/code_object.h"
-#include "numerics/status.h"
+#include "support/status.h"
 #include "support/sha256.h"
 
 #include <cstdint>
@@ -51,4 +51,4 @@ Result<CodeObject> decodeCacheEntry(const uint8_t *data, size_t size,
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_CACHE_CACHE_ENTRY_H
+#endif // MXFORGE_RUNTIME_CACHE_CACHE_ENTRY_H

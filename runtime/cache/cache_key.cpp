@@ -1,6 +1,6 @@
 //===- cache_key.cpp - What a cached code object depends on ---------------===//
 
-#include "compiler/cache/cache_key.h"
+#include "runtime/cache/cache_key.h"
 
 namespace mxf {
 namespace {

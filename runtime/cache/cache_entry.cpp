@@ -1,6 +1,6 @@
 //===- cache_entry.cpp - The bytes of one cache entry ---------------------===//
 
-#include "compiler/cache/cache_entry.h"
+#include "runtime/cache/cache_entry.h"
 
 #include "abi/kernel_info_codec.h"
 #include "support/byte_io.h"

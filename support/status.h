@@ -1,13 +1,14 @@
 //===- status.h - Errors as values for the pure C++ libraries ----*- C++ -*-===//
 //
-// numerics/ and spec/ link nothing from LLVM, and Debian's LLVM is built
-// without exceptions, so failures travel as values: a Status (empty message =
+// The pure C++ libraries (support/, numerics/, spec/, abi/, the runtime) link
+// nothing from LLVM, and Debian's LLVM is built without exceptions, so
+// failures travel as values: a Status (empty message =
 // success) or a Result<T> holding either a value or a message that names the
-// problem.
+// problem. The lowest layer's: support/ depends on nothing of ours.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_NUMERICS_STATUS_H
-#define MXFORGE_NUMERICS_STATUS_H
+#ifndef MXFORGE_SUPPORT_STATUS_H
+#define MXFORGE_SUPPORT_STATUS_H
 
 #include <cassert>
 #include <optional>
@@ -53,4 +54,4 @@ private:
 
 } // namespace mxf
 
-#endif // MXFORGE_NUMERICS_STATUS_H
+#endif // MXFORGE_SUPPORT_STATUS_H

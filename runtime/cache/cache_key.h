@@ -7,8 +7,8 @@
 // entries (DESIGN.md, "what the anchors' users suffer"). Plain C++.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_CACHE_CACHE_KEY_H
-#define MXFORGE_COMPILER_CACHE_CACHE_KEY_H
+#ifndef MXFORGE_RUNTIME_CACHE_CACHE_KEY_H
+#define MXFORGE_RUNTIME_CACHE_CACHE_KEY_H
 
 #include "support/sha256.h"
 
@@ -32,4 +32,4 @@ Sha256Digest cacheKey(const CacheKeyInputs &inputs);
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_CACHE_CACHE_KEY_H
+#endif // MXFORGE_RUNTIME_CACHE_CACHE_KEY_H

@@ -1,6 +1,6 @@
 //===- kernel_table.cpp - Compile-once kernels for engine start-up --------===//
 
-#include "compiler/jit/kernel_table.h"
+#include "runtime/kernel_table/kernel_table.h"
 
 #include "abi/operands.h"
 #include "spec/buckets.h"
