@@ -10,8 +10,12 @@
 #include "capi/capi_internal.h"
 
 #include "abi/operands.h"
+#include "spec/buckets.h"
 
 #include <cstring>
+#include <iterator>
+#include <optional>
+#include <string_view>
 
 using mxf::capi::fail;
 using mxf::capi::guarded;
@@ -142,6 +146,63 @@ mxf_status mxf_spec_canonical(const char *spec, char *buffer, size_t size, size_
                       std::to_string(text.size() + 1) + " bytes, the buffer has " +
                       std::to_string(size));
     std::memcpy(buffer, text.c_str(), text.size() + 1);
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_spec_key_names(const char *const **names, size_t *count) {
+  return guarded("mxf_spec_key_names", [&]() -> mxf_status {
+    if (!names)
+      return nullArgument("mxf_spec_key_names", "names");
+    if (!count)
+      return nullArgument("mxf_spec_key_names", "count");
+    // The key table's spellings are static strings; the array of pointers
+    // to them is built once.
+    static const std::vector<const char *> table = [] {
+      std::vector<const char *> pointers;
+      for (std::string_view key : mxf::allSpecKeys())
+        pointers.push_back(key.data());
+      return pointers;
+    }();
+    *names = table.data();
+    *count = table.size();
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_spec_m_buckets(const int **buckets, size_t *count) {
+  if (!buckets)
+    return nullArgument("mxf_spec_m_buckets", "buckets");
+  if (!count)
+    return nullArgument("mxf_spec_m_buckets", "count");
+  *buckets = mxf::kMBuckets;
+  *count = std::size(mxf::kMBuckets);
+  return MXF_SUCCESS;
+}
+
+mxf_status mxf_spec_bucket_for(int m, int *bucket) {
+  if (!bucket)
+    return nullArgument("mxf_spec_bucket_for", "bucket");
+  std::optional<int> found = mxf::smallestBucketAtLeast(m);
+  if (!found)
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                "mxf_spec_bucket_for: m=" + std::to_string(m) + " is outside 1.." +
+                    std::to_string(mxf::kLargestMBucket) + " (the M buckets)");
+  *bucket = *found;
+  return MXF_SUCCESS;
+}
+
+mxf_status mxf_spec_get_selection(const char *spec, const char **argName) {
+  return guarded("mxf_spec_get_selection", [&]() -> mxf_status {
+    if (!spec)
+      return nullArgument("mxf_spec_get_selection", "spec");
+    if (!argName)
+      return nullArgument("mxf_spec_get_selection", "arg_name");
+    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_spec_get_selection: invalid spec: " + parsed.error());
+    *argName = mxf::selectionArgName(parsed.value());
     return MXF_SUCCESS;
   });
 }

@@ -64,6 +64,13 @@ bool KernelSpec::operator==(const KernelSpec &other) const {
          layout == other.layout && wlayout == other.wlayout && arch == other.arch;
 }
 
+std::vector<std::string_view> allSpecKeys() {
+  std::vector<std::string_view> keys;
+  for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i)
+    keys.push_back(spec_detail::specKeyName(SpecKey(i)));
+  return keys;
+}
+
 std::vector<std::string_view> specKeys(KernelOp op) {
   std::vector<std::string_view> keys;
   for (SpecKey key : spec_detail::opKeys(op))

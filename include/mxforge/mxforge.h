@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 4
+#define MXFORGE_API_VERSION_MINOR 5
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -372,6 +372,21 @@ typedef struct mxf_operand_shape {
  * m rows is possible (mxf_find_kernel does). */
 MXF_API mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *operands,
                                          size_t capacity, size_t *count);
+
+/* The spec vocabulary (C API 1.5), so that bindings read it instead of
+ * restating it: every spec key, every op's together (*names: static
+ * strings; *count of them). */
+MXF_API mxf_status mxf_spec_key_names(const char *const **names, size_t *count);
+/* Every M bucket a spec may name, ascending (*buckets: a static array of
+ * *count entries); the last is the most rows one launch takes. */
+MXF_API mxf_status mxf_spec_m_buckets(const int **buckets, size_t *count);
+/* The smallest M bucket holding `m` rows; MXF_ERROR_INVALID_ARGUMENT naming
+ * the range when m is outside 1..the largest bucket. */
+MXF_API mxf_status mxf_spec_bucket_for(int m, int *bucket);
+/* Selective rotation's by-value argument of `spec`'s kernels: "rotate"
+ * (select=flag), "layer" (select=mask) or NULL (always rotates), as
+ * mxf_kernel_get_selection says of a loaded kernel. */
+MXF_API mxf_status mxf_spec_get_selection(const char *spec, const char **arg_name);
 
 /*===--- What a context holds (start-up reports) -------------------------===*/
 

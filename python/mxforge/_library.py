@@ -154,6 +154,11 @@ _PROTOTYPES = {
     "mxf_spec_canonical": (_status, [_char_p, _char_p, _size, _c.POINTER(_size)]),
     "mxf_spec_get_operands": (_status, [_char_p, _c.c_int, _c.POINTER(OperandShape), _size,
                                         _c.POINTER(_size)]),
+    # C API 1.5: the spec vocabulary, read instead of restated.
+    "mxf_spec_key_names": (_status, [_c.POINTER(_c.POINTER(_char_p)), _c.POINTER(_size)]),
+    "mxf_spec_m_buckets": (_status, [_c.POINTER(_c.POINTER(_c.c_int)), _c.POINTER(_size)]),
+    "mxf_spec_bucket_for": (_status, [_c.c_int, _c.POINTER(_c.c_int)]),
+    "mxf_spec_get_selection": (_status, [_char_p, _c.POINTER(_char_p)]),
     "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),
     "mxf_context_get_kernel": (_status, [_vp, _size, _c.POINTER(KernelEntry)]),
     "mxf_context_get_cache": (_status, [_vp, _c.POINTER(CacheInfo)]),

@@ -114,8 +114,7 @@ def _target_device(views):
 def _selection_value(spec, selection):
     """The launch's selection value for `spec` (None when the spec has no
     select key), or ArgumentError naming the keyword the spec needs."""
-    wanted = ("rotate" if ",select=flag," in spec else
-              "layer" if ",select=mask," in spec else None)
+    wanted = specs.selection_arg(spec)
     given = selection[0] if selection else None
     if wanted is None:
         if given is not None:
@@ -175,7 +174,7 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None):
     if m < 1 and family.rows_from is not None:
         # The library would refuse it too; saying so here names the argument.
         raise errors.ArgumentError(
-            f"{family.rows_from} has 0 rows; a launch takes 1..{specs.LARGEST_M_BUCKET}")
+            f"{family.rows_from} has 0 rows; a launch takes 1..{specs.largest_m_bucket()}")
     device = _target_device(list(inputs.values()))
     # The kernel first: the library's own checks of m (1..256, the bucket)
     # come before anything about out=.

@@ -28,9 +28,9 @@ def reference(spec=None, x=None, r=None, **spec_keys):
         raise errors.ArgumentError(f"x must have 2 dimensions [m, K], got shape "
                                    f"{list(view.shape)}")
     m = view.shape[0]
-    if not 1 <= m <= specs.LARGEST_M_BUCKET:
+    if not 1 <= m <= specs.largest_m_bucket():
         raise errors.ArgumentError(f"x has {m} rows; the reference takes "
-                                   f"1..{specs.LARGEST_M_BUCKET}, as a launch does")
+                                   f"1..{specs.largest_m_bucket()}, as a launch does")
     # The reference checks m against the spec's M, the kernel against its bucket.
     canonical = specs.with_bucket(canonical, specs.bucket_for(m))
     operand_list = {operand.name: operand for operand in specs.operands(canonical, m)}

@@ -14,21 +14,46 @@ from typing import Optional, Tuple
 from . import _library as _lib
 from . import errors
 
-# Every spec key (docs/spec.md), by its lower-case spelling. Which keys an op
-# takes is the C parser's business; this only maps Python keywords.
-SPEC_KEYS = ("K", "RS", "rot", "rconv", "select", "layers", "M", "topk", "E", "block", "stage",
-             "emask", "N", "fmt", "scale", "round", "inter", "layout", "wlayout", "arch")
-_KEY_BY_LOWER = {key.lower(): key for key in SPEC_KEYS}
+# The spec vocabulary and the M buckets are the C library's (spec/spec_keys.cpp,
+# spec/buckets.h), read through the C API on first use, never restated here:
+# a key added there is a Python keyword without a change to this file.
 
-LARGEST_M_BUCKET = 256  # spec/buckets.h: kLargestMBucket; a launch takes 1 <= m <= 256
+
+@functools.lru_cache(maxsize=None)
+def spec_keys():
+    """Every spec key (docs/spec.md), every op's together, as the library
+    spells them. Which keys an op takes is the C parser's business."""
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    count = ctypes.c_size_t()
+    _lib.check(_lib.lib().mxf_spec_key_names(ctypes.byref(names), ctypes.byref(count)))
+    return tuple(names[i].decode() for i in range(count.value))
+
+
+@functools.lru_cache(maxsize=None)
+def _key_by_lower():
+    return {key.lower(): key for key in spec_keys()}
+
+
+@functools.lru_cache(maxsize=None)
+def m_buckets():
+    """Every M bucket a spec may name, ascending."""
+    buckets = ctypes.POINTER(ctypes.c_int)()
+    count = ctypes.c_size_t()
+    _lib.check(_lib.lib().mxf_spec_m_buckets(ctypes.byref(buckets), ctypes.byref(count)))
+    return tuple(int(buckets[i]) for i in range(count.value))
+
+
+def largest_m_bucket():
+    """The most rows one launch takes (a launch takes 1 <= m <= this)."""
+    return m_buckets()[-1]
 
 
 def _key_for(keyword, function):
-    key = _KEY_BY_LOWER.get(keyword.lower())
+    key = _key_by_lower().get(keyword.lower())
     if key is None:
         raise errors.ArgumentTypeError(
             f"{function}() got an unexpected keyword argument '{keyword}' "
-            f"(spec keys: {', '.join(SPEC_KEYS)})")
+            f"(spec keys: {', '.join(spec_keys())})")
     return key
 
 
@@ -123,11 +148,23 @@ def spec_rows(canonical_text):
 
 
 def bucket_for(m):
-    """The smallest M bucket (a power of two up to 256) holding m rows."""
-    bucket = 1
-    while bucket < m:
-        bucket *= 2
-    return bucket
+    """The smallest M bucket holding m rows; ArgumentError outside
+    1..largest_m_bucket()."""
+    bucket = ctypes.c_int()
+    _lib.check(_lib.lib().mxf_spec_bucket_for(int(m), ctypes.byref(bucket)),
+               errors.ArgumentError)
+    return bucket.value
+
+
+@functools.lru_cache(maxsize=4096)
+def selection_arg(spec_text):
+    """Selective rotation's launch argument of a spec's kernels: "rotate"
+    (select=flag), "layer" (select=mask) or None (it always rotates)."""
+    name = ctypes.c_char_p()
+    _lib.check(_lib.lib().mxf_spec_get_selection(
+        _lib.c_string(spec_text, "the spec", errors.SpecError), ctypes.byref(name)),
+        errors.SpecError)
+    return _lib.text(name.value)
 
 
 @dataclass(frozen=True)

@@ -117,8 +117,11 @@ def _with_rows(canonical, rows):
 
 # Every launchable row count, and some beyond the largest bucket, so that a
 # padding (pad256(m) is 256 for every m <= 256) is told apart from a constant.
-_SAMPLE_ROWS = tuple(range(1, specs.LARGEST_M_BUCKET + 1)) + (257, 300, 511, 512, 513, 1000,
-                                                               4112)
+@functools.lru_cache(maxsize=None)
+def _sample_rows():
+    largest = specs.largest_m_bucket()
+    return tuple(range(1, largest + 1)) + tuple(
+        rows for rows in (257, 300, 511, 512, 513, 1000, 4112) if rows > largest)
 
 
 @functools.lru_cache(maxsize=256)
@@ -131,7 +134,7 @@ def _row_formulas(canonical, outputs):
     an InternalError (the ABI gained a shape rule this file lacks)."""
     candidates = _row_candidates(canonical)
     observed = {}  # rows -> {output: shape}
-    for rows in _SAMPLE_ROWS:
+    for rows in _sample_rows():
         try:
             # Uncached: these row counts would crowd specs.operands' cache.
             listing = specs.operands.__wrapped__(_with_rows(canonical, rows), rows)
@@ -175,11 +178,12 @@ def _shapes_at(canonical, outputs, rows):
 
 
 def _launch_rows(name, rows):
-    """Refuses a row count no launch takes (1..256), as the library would."""
+    """Refuses a row count no launch takes, as the library would."""
     shown = rows if _hint(rows) is None else _hint(rows)  # 300, not s0, in the message
-    message = f"{name} has {shown} rows; a launch takes 1..{specs.LARGEST_M_BUCKET}"
+    largest = specs.largest_m_bucket()
+    message = f"{name} has {shown} rows; a launch takes 1..{largest}"
     _require(rows >= 1, message)
-    _require(rows <= specs.LARGEST_M_BUCKET, message)
+    _require(rows <= largest, message)
 
 
 _TORCH_DTYPES = {"i8": torch.uint8, "i32": torch.int32, "f32": torch.float32,

@@ -4,7 +4,9 @@
 
 #include <dirent.h>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,80 @@ TEST(CApiIntrospection, CanonicalSpecAndItsBufferSize) {
                          "in 32..65536");
   EXPECT_EQ(mxf_spec_canonical(nullptr, text, sizeof text, nullptr),
             MXF_ERROR_INVALID_ARGUMENT);
+}
+
+// The vocabulary bindings read instead of restating (C API 1.5): every key
+// the parser knows, and no other; the buckets and bucket_for agree with
+// what a launch takes.
+TEST(CApiIntrospection, SpecKeyNamesAreExactlyWhatTheParserAccepts) {
+  const char *const *names = nullptr;
+  size_t count = 0;
+  ASSERT_EQ(mxf_spec_key_names(&names, &count), MXF_SUCCESS) << lastError();
+  ASSERT_GT(count, 10u);
+  std::set<std::string> listed;
+  for (size_t i = 0; i < count; ++i)
+    listed.insert(names[i]);
+  EXPECT_EQ(listed.size(), count) << "a key is listed twice";
+  // Every key an op's canonical text writes is listed ...
+  for (const char *spec : {"rotate_quant:K=4096,RS=64,rot=learned", "rotate_quant_moe:K=4096,topk=8,E=64",
+                           "rotate_quant_gemm:K=4096,N=512", "quant_weight:K=4096,N=512",
+                           "rotate_quant:K=4096,RS=64,select=mask,layers=4"}) {
+    char text[1024];
+    ASSERT_EQ(mxf_spec_canonical(spec, text, sizeof text, nullptr), MXF_SUCCESS) << lastError();
+    std::string body = std::strchr(text, ':') + 1;
+    for (size_t start = 0; start < body.size();) {
+      const size_t end = std::min(body.find(',', start), body.size());
+      const std::string key = body.substr(start, body.find('=', start) - start);
+      EXPECT_TRUE(listed.count(key)) << key << " of " << text << " is not listed";
+      start = end + 1;
+    }
+  }
+  // ... and a name that is not a key is not.
+  EXPECT_FALSE(listed.count("k"));
+  EXPECT_FALSE(listed.count("bucket"));
+  EXPECT_EQ(mxf_spec_key_names(nullptr, &count), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, MBucketsAndBucketForAgree) {
+  const int *buckets = nullptr;
+  size_t count = 0;
+  ASSERT_EQ(mxf_spec_m_buckets(&buckets, &count), MXF_SUCCESS);
+  ASSERT_GT(count, 1u);
+  for (size_t i = 1; i < count; ++i)
+    EXPECT_LT(buckets[i - 1], buckets[i]);
+  int bucket = 0;
+  for (int m = 1; m <= buckets[count - 1]; ++m) {
+    ASSERT_EQ(mxf_spec_bucket_for(m, &bucket), MXF_SUCCESS) << lastError();
+    EXPECT_GE(bucket, m);
+    size_t at = 0;
+    while (at < count && buckets[at] != bucket)
+      ++at;
+    ASSERT_LT(at, count) << bucket << " is not a bucket";
+    if (at > 0)
+      EXPECT_LT(buckets[at - 1], m) << "a smaller bucket holds m=" << m;
+  }
+  for (int m : {0, -1, buckets[count - 1] + 1}) {
+    EXPECT_EQ(mxf_spec_bucket_for(m, &bucket), MXF_ERROR_INVALID_ARGUMENT) << m;
+    EXPECT_NE(lastError().find("m=" + std::to_string(m) + " is outside 1.." +
+                               std::to_string(buckets[count - 1])),
+              std::string::npos)
+        << lastError();
+  }
+}
+
+TEST(CApiIntrospection, SpecSelectionNamesTheLaunchArgument) {
+  const char *name = "unset";
+  ASSERT_EQ(mxf_spec_get_selection("rotate_quant:K=4096", &name), MXF_SUCCESS);
+  EXPECT_EQ(name, nullptr);
+  ASSERT_EQ(mxf_spec_get_selection("rotate_quant:K=4096,RS=64,select=flag", &name), MXF_SUCCESS);
+  EXPECT_STREQ(name, "rotate");
+  ASSERT_EQ(mxf_spec_get_selection("rotate_quant:K=4096,RS=64,select=mask,layers=8", &name),
+            MXF_SUCCESS);
+  EXPECT_STREQ(name, "layer");
+  EXPECT_EQ(mxf_spec_get_selection("rotate_quant:K=4096,RS=64,select=maybe", &name),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("mxf_spec_get_selection: invalid spec"), std::string::npos)
+      << lastError();
 }
 
 TEST(CApiIntrospection, OperandShapesAtMRowsIncludeTheShuffledPadding) {
