@@ -19,7 +19,7 @@
 #ifndef MXFORGE_COMPILER_COMPILER_H
 #define MXFORGE_COMPILER_COMPILER_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 
 #include <optional>

@@ -18,6 +18,8 @@
 
 namespace mxf {
 
+struct QuantizerFamily;
+
 struct FamilyRules {
   KernelOp op;
   /// Whether the template can generate a valid spec; the message names the
@@ -28,6 +30,10 @@ struct FamilyRules {
   KernelSpec (*codeSpec)(const KernelSpec &spec);
   /// How a supported code spec's kernel is launched.
   LaunchRecord (*launchRecord)(const KernelSpec &codeSpec);
+  /// A family of the rotating quantizer: its decisions
+  /// (templates/common/rotating_quantizer/quantizer_family.h); null for
+  /// families built otherwise.
+  const QuantizerFamily *quantizer = nullptr;
 };
 
 /// One entry per op that has a template, in registry order.

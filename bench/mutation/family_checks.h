@@ -14,7 +14,7 @@
 #define MXFORGE_BENCH_MUTATION_FAMILY_CHECKS_H
 
 #include "bench/mutation/outcome.h"
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 #include "runtime/emu_device.h"
 #include "spec/kernel_spec.h"

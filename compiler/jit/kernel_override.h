@@ -17,7 +17,7 @@
 #ifndef MXFORGE_COMPILER_JIT_KERNEL_OVERRIDE_H
 #define MXFORGE_COMPILER_JIT_KERNEL_OVERRIDE_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 
 #include <string>

@@ -19,7 +19,7 @@
 #ifndef MXFORGE_RUNTIME_CACHE_CACHE_ENTRY_H
 #define MXFORGE_RUNTIME_CACHE_CACHE_ENTRY_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 #include "support/sha256.h"
 

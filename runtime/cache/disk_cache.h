@@ -24,7 +24,7 @@
 #ifndef MXFORGE_RUNTIME_CACHE_DISK_CACHE_H
 #define MXFORGE_RUNTIME_CACHE_DISK_CACHE_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 #include "support/sha256.h"
 

@@ -19,7 +19,7 @@
 
 #include "runtime/cache/cache_key.h"
 #include "runtime/cache/disk_cache.h"
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 #include "runtime/bundle.h"
 #include "spec/kernel_spec.h"

@@ -1,16 +1,26 @@
 //===- family.cpp - The quant_weight template family ----------------------===//
 //
-// Built by rotate_quant's emitter (rotate_quant_template.h): the weight
-// kernel is the same rotation and quantization over N fixed rows.
+// The rotating quantizer (templates/common/rotating_quantizer/) over N
+// fixed weight rows, with quant_weight's decisions (rules.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "templates/quant_weight/family.h"
 
+#include "templates/common/rotating_quantizer/emitter.h"
 #include "templates/quant_weight/rules.h"
-#include "templates/rotate_quant/rotate_quant_template.h"
+
+// GPUModuleOp travels by value: its complete type.
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mxf {
+
+Status buildQuantWeightKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName) {
+  if (Status supported = checkQuantWeightSupported(spec); !supported.ok())
+    return supported;
+  return buildRotatingQuantizerKernel(module, spec, kernelName, quantWeightQuantizer());
+}
 
 TemplateFamily quantWeightFamily() { return {quantWeightRules(), buildQuantWeightKernel}; }
 

@@ -2,25 +2,73 @@
 
 #include "templates/quant_weight/rules.h"
 
-#include "templates/rotate_quant/rules.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
+#include <iterator>
 #include <string>
 
 namespace mxf {
 namespace {
 
+using namespace register_budget;
+
+bool isW6A16Tiles(const KernelSpec &spec) {
+  return spec.wlayout == WeightLayout::W6A16Tile16x128;
+}
+
+/// The RS=256 learned weight kernel with W6A16 tiles spilled 12 bytes at 80
+/// VGPRs for K=768 (three 256-channel units per row: a Python random spec
+/// found it).
+bool fp6W6A16LearnedRs256(const KernelSpec &spec, const KernelTiling &tiling) {
+  return isFp6(spec, tiling) && isW6A16Tiles(spec) && spec.RS >= 256 &&
+         spec.rot == RotationKind::Learned;
+}
+
+/// fp6 weights in W6A16 tiles with a per-block R through each wave's LDS
+/// spilled 20 bytes at 72 (RS=128 with a4w4 scales: 72 VGPRs live).
+bool fp6W6A16ThroughWaveLds(const KernelSpec &spec, const KernelTiling &tiling) {
+  return isFp6(spec, tiling) && isW6A16Tiles(spec) && tiling.transposesInWaveLds;
+}
+
+/// Tried in order (register_budget.cpp has the shared measurements).
+const RegisterBudgetRule kRegisterBudget[] = {
+    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
+    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
+    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
+    {5, fp6W6A16LearnedRs256, "W6A16 tiles, RS=256 learned: 12 bytes spilled at 80"},
+    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
+    {6, fp6W6A16ThroughWaveLds, "W6A16 tiles, R through each wave's LDS: 20 bytes at 72"},
+    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
+    {7, selectedAtRs256, "both paths of selective rotation at RS=256: 28 bytes spilled at 64"},
+    {8, always, "the target: 64 VGPRs, 8 waves per SIMD"},
+};
+
+/// N rows of w at its row stride, codes dense in the weight layout, the
+/// a4w4_shuffle padding up to pad256(N) filled by the kernel.
+const QuantizerFamily kQuantizer = {
+    /*input=*/"w",
+    /*inputStride=*/"w_stride",
+    /*rowsAreN=*/true,
+    /*codesInWeightLayout=*/true,
+    /*fillsShuffledRowPadding=*/true,
+    /*frontLdsBytes=*/nullptr,
+    kRegisterBudget,
+    std::size(kRegisterBudget),
+};
+
 KernelSpec quantWeightCodeSpec(const KernelSpec &spec) { return spec; }
 
-/// rotate_quant's geometry (the same waves and tiles), with N as the one
-/// row count the code object serves.
+/// The rotating quantizer's geometry (the same waves and tiles), with N as
+/// the one row count the code object serves.
 LaunchRecord quantWeightLaunchRecord(const KernelSpec &spec) {
-  LaunchRecord record = rotateQuantLaunchRecord(spec);
+  LaunchRecord record = rotatingQuantizerLaunchRecord(spec, kQuantizer);
   record.maxRows = uint32_t(spec.N);
   return record;
 }
 
 } // namespace
+
+const QuantizerFamily &quantWeightQuantizer() { return kQuantizer; }
 
 Status checkQuantWeightSupported(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -36,12 +84,19 @@ Status checkQuantWeightSupported(const KernelSpec &spec) {
                            " weight elements is more than one quant_weight launch takes (" +
                            std::to_string(kMaxQuantWeightElements) +
                            ", 65536 x 65536); quantize the matrix in row slices");
-  return checkRotatingQuantizerSupported(spec);
+  if (Status quantizer = checkRotatingQuantizerSupported(spec); !quantizer.ok())
+    return quantizer;
+  // Weights are quantized once, with round=rne.
+  if (spec.round == Rounding::Sr)
+    return Status::failure(printSpec(spec) +
+                           ": the quant_weight template does not support round=sr (weights are "
+                           "quantized once, with round=rne) yet");
+  return Status::success();
 }
 
 FamilyRules quantWeightRules() {
   return {KernelOp::QuantWeight, checkQuantWeightSupported, quantWeightCodeSpec,
-          quantWeightLaunchRecord};
+          quantWeightLaunchRecord, &kQuantizer};
 }
 
 } // namespace mxf

@@ -21,7 +21,12 @@ constexpr uint64_t kMaxQuantWeightElements = uint64_t(1) << 32;
 
 /// Whether the quant_weight template can generate `spec`; one line naming
 /// the key otherwise.
+struct QuantizerFamily;
+
 Status checkQuantWeightSupported(const KernelSpec &spec);
+
+/// quant_weight's decisions for the rotating quantizer.
+const QuantizerFamily &quantWeightQuantizer();
 
 /// quant_weight's rules. Every key is a code key (N and K included), so a
 /// spec is its own tiling class.

@@ -2,10 +2,20 @@
 
 #include "templates/rotate_quant/family.h"
 
-#include "templates/rotate_quant/rotate_quant_template.h"
+#include "templates/common/rotating_quantizer/emitter.h"
 #include "templates/rotate_quant/rules.h"
 
+// GPUModuleOp travels by value: its complete type.
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
 namespace mxf {
+
+Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                              llvm::StringRef kernelName) {
+  if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
+    return supported;
+  return buildRotatingQuantizerKernel(module, spec, kernelName, rotateQuantQuantizer());
+}
 
 TemplateFamily rotateQuantFamily() { return {rotateQuantRules(), buildRotateQuantKernel}; }
 

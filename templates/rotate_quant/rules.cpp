@@ -2,36 +2,56 @@
 
 #include "templates/rotate_quant/rules.h"
 
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
-#include "numerics/layouts.h"
-#include "numerics/reference.h"
-#include "spec/buckets.h"
+#include <iterator>
 
 namespace mxf {
+namespace {
 
-KernelSpec rotateQuantCodeSpec(const KernelSpec &spec) {
-  KernelSpec code = spec;
-  code.M = kLargestMBucket;
-  return code;
+using namespace register_budget;
+
+/// Tried in order (register_budget.cpp has the measurements).
+const RegisterBudgetRule kRegisterBudget[] = {
+    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
+    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
+    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
+    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
+    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
+    {7, selectedAtRs256, "both paths of selective rotation at RS=256: 28 bytes spilled at 64"},
+    {8, always, "the target: 64 VGPRs, 8 waves per SIMD"},
+};
+
+const QuantizerFamily kQuantizer = {
+    /*input=*/"x",
+    /*inputStride=*/"x_stride",
+    /*rowsAreN=*/false,
+    /*codesInWeightLayout=*/false,
+    /*fillsShuffledRowPadding=*/true,
+    /*frontLdsBytes=*/nullptr,
+    kRegisterBudget,
+    std::size(kRegisterBudget),
+};
+
+} // namespace
+
+const QuantizerFamily &rotateQuantQuantizer() { return kQuantizer; }
+
+Status checkRotateQuantSupported(const KernelSpec &spec) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  if (spec.op != KernelOp::RotateQuant)
+    return Status::failure(printSpec(spec) + " is not a rotate_quant spec");
+  return checkRotatingQuantizerSupported(spec);
 }
 
 LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec) {
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
-  LaunchRecord record;
-  record.workgroupSize = uint32_t(tiling.workgroupSize());
-  record.gridX =
-      uint32_t((tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup);
-  record.rowsPerWorkgroup = uint32_t(tiling.rowsPerTile);
-  record.rowPadding = tiling.fillsRowPadding ? uint32_t(kA4W4RowPadding) : 1;
-  record.ldsBytes = uint32_t(tiling.ldsBytes + tiling.sortLdsBytes);
-  record.maxRows = uint32_t(spec.M);
-  return record;
+  return rotatingQuantizerLaunchRecord(spec, kQuantizer);
 }
 
 FamilyRules rotateQuantRules() {
-  return {KernelOp::RotateQuant, checkRotateQuantSupported, rotateQuantCodeSpec,
-          rotateQuantLaunchRecord};
+  return {KernelOp::RotateQuant, checkRotateQuantSupported, rotatingQuantizerCodeSpec,
+          rotateQuantLaunchRecord, &kQuantizer};
 }
 
 } // namespace mxf

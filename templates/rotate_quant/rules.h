@@ -1,4 +1,10 @@
-//===- rules.h - rotate_quant's family rules (plain C++) ----------*- C++ -*-===//
+//===- rules.h - rotate_quant's family rules ---------------------*- C++ -*-===//
+//
+// The rotating quantizer over the activation rows (templates/common/
+// rotating_quantizer/), x and q at their row strides, a4w4_shuffle padding
+// filled by the kernel.
+//
+//===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_RULES_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_RULES_H
 
@@ -6,17 +12,21 @@
 
 namespace mxf {
 
+struct QuantizerFamily;
+
+/// Whether the rotate_quant template can generate `spec` (a valid spec may
+/// still be outside what the template supports); the message says which key.
+Status checkRotateQuantSupported(const KernelSpec &spec);
+
+/// rotate_quant's decisions for the rotating quantizer.
+const QuantizerFamily &rotateQuantQuantizer();
+
+LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec);
+
 /// rotate_quant's rules. Tiling class: the code does not depend on M at all
 /// (rows come from the grid and the m argument), so every M shares one
 /// class, M = kLargestMBucket, and one code object.
 FamilyRules rotateQuantRules();
-
-/// The code spec of every M bucket: M = kLargestMBucket (the code reads m
-/// from its argument). rotate_quant_moe's code spec too.
-KernelSpec rotateQuantCodeSpec(const KernelSpec &spec);
-
-/// The launch record of a supported rotate_quant spec, from its tiling.
-LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec);
 
 } // namespace mxf
 

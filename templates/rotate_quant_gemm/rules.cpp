@@ -2,7 +2,6 @@
 
 #include "templates/rotate_quant_gemm/rules.h"
 
-#include "templates/rotate_quant/rules.h"
 #include "templates/rotate_quant_gemm/tiling.h"
 
 namespace mxf {
@@ -12,7 +11,7 @@ namespace {
 /// rule, rounding and intermediate (bf16(bf16(v)) = bf16(v)), so they take
 /// their defaults and share one code object.
 KernelSpec rotateQuantGemmCodeSpec(const KernelSpec &spec) {
-  KernelSpec code = rotateQuantCodeSpec(spec);
+  KernelSpec code = rotatingQuantizerCodeSpec(spec);
   if (isW6A16Gemm(spec)) {
     const KernelSpec defaults;
     code.scale = defaults.scale;

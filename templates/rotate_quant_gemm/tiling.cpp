@@ -36,6 +36,20 @@ Status checkRotateQuantGemmSupported(const KernelSpec &spec) {
   return checkRotatingQuantizerSupported(gemmActivationSpec(spec));
 }
 
+const QuantizerFamily &gemmActivationQuantizer() {
+  static const QuantizerFamily activation = {
+      /*input=*/"x",
+      /*inputStride=*/"x_stride",
+      /*rowsAreN=*/false,
+      /*codesInWeightLayout=*/false,
+      /*fillsShuffledRowPadding=*/false,
+      /*frontLdsBytes=*/nullptr,
+      /*registerBudget=*/nullptr,
+      /*registerBudgetRules=*/0,
+  };
+  return activation;
+}
+
 KernelSpec gemmActivationSpec(const KernelSpec &spec) {
   if (!isW6A16Gemm(spec))
     return spec;
@@ -49,7 +63,8 @@ KernelSpec gemmActivationSpec(const KernelSpec &spec) {
 GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   GemmTiling tiling;
   const bool w6a16 = isW6A16Gemm(spec);
-  tiling.activation = chooseRotateQuantTiling(gemmActivationSpec(spec));
+  tiling.activation =
+      chooseRotatingQuantizerTiling(gemmActivationSpec(spec), gemmActivationQuantizer());
   // A slice is whole MFMA chunks and whole rotation units: both are powers
   // of two up to 256 dividing K, so their maximum is the step. The largest
   // multiple of the step that divides K and fits kGemmMaxSliceChannels:

@@ -19,7 +19,7 @@
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_TILING_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_TILING_H
 
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
 #include "support/status.h"
 #include "spec/kernel_spec.h"
@@ -41,6 +41,11 @@ inline bool isW6A16Gemm(const KernelSpec &spec) { return spec.fmt == ElemFormat:
 /// round=rne (its quantizer is never used: the rotated values go to LDS as
 /// bf16, GemmActivationEmitter::prepareBf16).
 KernelSpec gemmActivationSpec(const KernelSpec &spec);
+
+/// The activation side's decisions for the rotating quantizer: x at its
+/// row stride, codes and scales into LDS (no padding rows, no front end);
+/// the GEMM kernel asks for its own register budget.
+const QuantizerFamily &gemmActivationQuantizer();
 
 struct GemmTiling {
   KernelTiling activation; // rotate_quant's tiling of the same spec

@@ -34,6 +34,7 @@
 
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
+#include "templates/common/rotating_quantizer/row_sorter.h"
 #include "templates/common/scale_writer.h"
 #include "templates/rotate_quant_moe/sort_lds.h"
 
@@ -46,7 +47,7 @@
 
 namespace mxf {
 
-class MoeSortEmitter : private IrBuilder {
+class MoeSortEmitter final : public RowSorter, private IrBuilder {
 public:
   /// `lds`: the workgroup's i32 buffer of moeSortLds(spec, threads).elements.
   MoeSortEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
@@ -66,7 +67,7 @@ public:
   /// Phases 0-4 (above). Every thread of the workgroup must run it (it holds
   /// barriers). `tile`: this workgroup's 16-token tile (block id y); `m`: the
   /// launch's tokens; both index.
-  void emitSort(Value tid, Value tile, Value m) {
+  void emitSort(Value tid, Value tile, Value m) override {
     const int64_t entries = layout.tileEntries;
     Value pairs = mulBy(m, spec.topk);
     Value tileFirst = mulBy(tile, entries);
@@ -115,14 +116,14 @@ public:
 
   /// The sorted row (index) of tile entry `entry` (index, < 16 * topk) and
   /// whether it has one (i1; dropped entries and rows past m do not).
-  std::pair<Value, Value> sortedRowOf(Value entry) {
+  std::pair<Value, Value> sortedRowOf(Value entry) override {
     Value row = loadLds(layout.sortedRow, entry);
     return {toIndex(mlir::arith::MaxSIOp::create(b, row, i32(0))),
             cmp(mlir::arith::CmpIPredicate::sge, row, i32(0))};
   }
 
   /// Stores scale byte `byte` (i8) of block `scaleBlock` into sorted row `row`.
-  void storeScale(Value row, Value scaleBlock, Value byte) {
+  void storeScale(Value row, Value scaleBlock, Value byte) override {
     ScaleWriter(b, spec.layout, s, row).store(scaleBlock, byte);
   }
 

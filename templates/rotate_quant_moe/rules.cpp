@@ -2,12 +2,59 @@
 
 #include "templates/rotate_quant_moe/rules.h"
 
-#include "templates/rotate_quant/rules.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
+#include "templates/rotate_quant_moe/sort_lds.h"
 
+#include <iterator>
 #include <string>
 
 namespace mxf {
+namespace {
+
+using namespace register_budget;
+
+/// The scatter (a sorted row per slot) and the sorter's pointers cost these
+/// kernels 2-8 more VGPRs and a few SGPRs: held to 64 they spill (RS=256,
+/// and the per-block R through each wave's LDS), so they ask for 7 waves
+/// (72 VGPRs, 102 SGPRs), 6 (80) at RS=256, where stage 2's pass loop
+/// spilled 20 bytes at 72 (docs/templates.md).
+bool atRs256(const KernelSpec &spec, const KernelTiling &) { return spec.RS >= 256; }
+
+/// Tried in order (register_budget.cpp has the shared measurements).
+const RegisterBudgetRule kRegisterBudget[] = {
+    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
+    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
+    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
+    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
+    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
+    {6, atRs256, "the scatter at RS=256: stage 2's pass loop spilled 20 bytes at 72"},
+    {7, always, "the scatter and the sorter's pointers: spills at 64"},
+};
+
+int sorterLdsBytes(const KernelSpec &spec, int workgroupSize) {
+  return int(moeSortLds(spec, workgroupSize).bytes());
+}
+
+/// x and q at their row strides (stage 2: dense [m, topk, ...]); the sorter
+/// pads the sorted scales itself.
+const QuantizerFamily kQuantizer = {
+    /*input=*/"x",
+    /*inputStride=*/"x_stride",
+    /*rowsAreN=*/false,
+    /*codesInWeightLayout=*/false,
+    /*fillsShuffledRowPadding=*/false,
+    sorterLdsBytes,
+    kRegisterBudget,
+    std::size(kRegisterBudget),
+};
+
+LaunchRecord rotateQuantMoeLaunchRecord(const KernelSpec &spec) {
+  return rotatingQuantizerLaunchRecord(spec, kQuantizer);
+}
+
+} // namespace
+
+const QuantizerFamily &rotateQuantMoeQuantizer() { return kQuantizer; }
 
 Status checkRotateQuantMoeSupported(const KernelSpec &spec) {
   if (Status valid = validateSpec(spec); !valid.ok())
@@ -16,24 +63,24 @@ Status checkRotateQuantMoeSupported(const KernelSpec &spec) {
     return Status::failure(printSpec(spec) + " is not a rotate_quant_moe spec");
   if (Status quantizer = checkRotatingQuantizerSupported(spec); !quantizer.ok())
     return quantizer;
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
-  const int64_t lds = int64_t(tiling.ldsBytes) + tiling.sortLdsBytes;
+  const KernelTiling tiling = chooseRotatingQuantizerTiling(spec, kQuantizer);
+  const int sorter = frontLdsBytes(kQuantizer, spec, tiling);
+  const int64_t lds = int64_t(tiling.ldsBytes) + sorter;
   if (lds > kMaxMoeWorkgroupLds)
     return Status::failure(printSpec(spec) + ": the rotate_quant_moe template needs " +
                            std::to_string(lds) + " bytes of LDS per workgroup (rotation " +
                            std::to_string(tiling.ldsBytes) + ", sorter " +
-                           std::to_string(tiling.sortLdsBytes) + " for E and topk), more than " +
+                           std::to_string(sorter) + " for E and topk), more than " +
                            std::to_string(kMaxMoeWorkgroupLds) + "; use fewer experts or slots");
   return Status::success();
 }
 
 FamilyRules rotateQuantMoeRules() {
-  // rotate_quant's geometry: the grid covers the m tokens in 16-row tiles
-  // (stage 2 loops over a tile's topk row groups), and the sorter's LDS is
-  // in the tiling's count (rotateQuantLaunchRecord adds it).
-  // The code does not depend on M either (rotateQuantCodeSpec).
-  return {KernelOp::RotateQuantMoe, checkRotateQuantMoeSupported, rotateQuantCodeSpec,
-          rotateQuantLaunchRecord};
+  // The rotating quantizer's geometry: the grid covers the m tokens in
+  // 16-row tiles (stage 2 loops over a tile's topk row groups), with the
+  // sorter's LDS added. The code does not depend on M either.
+  return {KernelOp::RotateQuantMoe, checkRotateQuantMoeSupported, rotatingQuantizerCodeSpec,
+          rotateQuantMoeLaunchRecord, &kQuantizer};
 }
 
 } // namespace mxf

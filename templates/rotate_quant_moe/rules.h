@@ -1,6 +1,6 @@
 //===- rules.h - rotate_quant_moe's family rules (plain C++) ------*- C++ -*-===//
 //
-// The MoE front end: rotate_quant's rotating quantizer plus AITER's token
+// The MoE front end: the rotating quantizer plus AITER's token
 // sort, with the scales scattered to the sorted rows, in one launch
 // (docs/templates.md, "rotate_quant_moe").
 //
@@ -16,9 +16,15 @@ namespace mxf {
 /// HIP grants a workgroup without an opt-in.
 constexpr int64_t kMaxMoeWorkgroupLds = 64 * 1024;
 
+struct QuantizerFamily;
+
 /// Whether the rotate_quant_moe template can generate `spec`; one line
 /// naming the key otherwise.
 Status checkRotateQuantMoeSupported(const KernelSpec &spec);
+
+/// rotate_quant_moe's decisions for the rotating quantizer (the sorter's
+/// LDS as its front end's).
+const QuantizerFamily &rotateQuantMoeQuantizer();
 
 /// rotate_quant_moe's rules. The code does not depend on M (m is an
 /// argument, every workgroup sorts what the launch gives it), so every M

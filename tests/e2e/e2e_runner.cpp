@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tests/e2e/e2e_runner.h"
+#include "tests/support/quantizer_tiling.h"
+#include "templates/rotate_quant/rules.h"
 
 #include <gtest/gtest.h>
 
@@ -49,7 +51,7 @@ Result<LoadedKernel> compileAndLoad(runtime::Device &device, const KernelSpec &s
   out.spec = spec;
   if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
     return supported;
-  out.tiling = chooseRotateQuantTiling(spec);
+  out.tiling = testing::quantizerTilingOf(spec);
 
   out.shape = outputShapeAt(spec, spec.M);
   if (out.shape.qCols == 0 || out.shape.sCols == 0)

@@ -10,13 +10,13 @@
 #ifndef MXFORGE_TESTS_E2E_E2E_RUNNER_H
 #define MXFORGE_TESTS_E2E_E2E_RUNNER_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "numerics/reference.h"
 #include "support/status.h"
 #include "runtime/device.h"
 #include "runtime/emu_device.h"
 #include "spec/kernel_spec.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 #include "tests/e2e/e2e_check.h"
 
 #include <cstdint>

@@ -13,7 +13,7 @@
 #ifndef MXFORGE_TESTS_E2E_GEMM_CASE_H
 #define MXFORGE_TESTS_E2E_GEMM_CASE_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "emulator/emulator.h"
 #include "numerics/reference.h"
 #include "support/status.h"

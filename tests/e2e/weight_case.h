@@ -10,7 +10,7 @@
 #ifndef MXFORGE_TESTS_E2E_WEIGHT_CASE_H
 #define MXFORGE_TESTS_E2E_WEIGHT_CASE_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "emulator/emulator.h"
 #include "support/status.h"
 #include "runtime/emu_device.h"

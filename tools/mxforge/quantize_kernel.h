@@ -10,7 +10,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_QUANTIZE_KERNEL_H
 #define MXFORGE_TOOLS_MXFORGE_QUANTIZE_KERNEL_H
 
-#include "compiler/code_object.h"
+#include "abi/code_object.h"
 #include "support/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"

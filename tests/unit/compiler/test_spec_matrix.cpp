@@ -15,7 +15,9 @@
 #include "numerics/formats.h"
 #include "abi/operands.h"
 #include "templates/registry.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
+#include "tests/support/quantizer_tiling.h"
+#include "templates/rotate_quant/rules.h"
 #include "tests/support/spec_matrix.h"
 
 #include "llvm/Object/ELFObjectFile.h"
@@ -78,7 +80,7 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   Result<CodeObject> compiled = compileSpec(spec, options);
   ASSERT_TRUE(compiled.ok()) << compiled.error();
   const KernelInfo &info = compiled.value().kernel;
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
+  const KernelTiling tiling = testing::quantizerTilingOf(spec);
   const bool fp6 = formatInfo(spec.fmt).bits == 6;
 
   // Compiled for its code spec (M set to the tiling class), launched as the
@@ -91,7 +93,8 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
   EXPECT_EQ(info.scratchBytes, 0u);
   EXPECT_EQ(info.vgprSpillCount, 0u);
   EXPECT_EQ(info.sgprSpillCount, 0u);
-  EXPECT_EQ(info.ldsBytes, uint32_t(tiling.ldsBytes + tiling.sortLdsBytes));
+  EXPECT_EQ(info.ldsBytes,
+            uint32_t(tiling.ldsBytes + frontLdsBytes(testing::quantizerFamilyOf(spec), spec, tiling)));
   EXPECT_EQ(info.maxWorkgroupSize, uint32_t(tiling.workgroupSize()));
   EXPECT_EQ(info.explicitArgCount(),
             kernelOperands(spec).size() + kernelScalarArgs(spec).size()); // x,[r],q,s,m,strides

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "templates/rotate_quant/rotate_quant_template.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/rotate_quant/family.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -1,7 +1,9 @@
 //===- test_tiling.cpp - Launch geometry and template support -------------===//
 
+#include "templates/quant_weight/rules.h"
 #include "templates/rotate_quant/family.h"
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
+#include "tests/support/quantizer_tiling.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +24,7 @@ std::array<uint32_t, 3> gridFor(const char *text, uint32_t m) {
 }
 
 TEST(Tiling, OneWavePerRotationBlockAndSixteenTokens) {
-  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=64,M=16"));
+  KernelTiling t = testing::quantizerTilingOf(spec("rotate_quant:K=4096,RS=64,M=16"));
   EXPECT_EQ(t.channelsPerUnit, 64);
   EXPECT_EQ(t.unitsPerRow, 64);
   EXPECT_EQ(t.workgroupSize(), 256);
@@ -34,19 +36,19 @@ TEST(Tiling, OneWavePerRotationBlockAndSixteenTokens) {
 }
 
 TEST(Tiling, NoRotationTakes64ChannelsPerWave) {
-  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=256,M=1"));
+  KernelTiling t = testing::quantizerTilingOf(spec("rotate_quant:K=256,M=1"));
   EXPECT_EQ(t.channelsPerUnit, 64);
   EXPECT_EQ(t.unitsPerRow, 4);
   EXPECT_EQ(gridFor("rotate_quant:K=256,M=1", 1), (std::array<uint32_t, 3>{1, 1, 1}));
   EXPECT_EQ(gridFor("rotate_quant:K=4096,M=16", 16), (std::array<uint32_t, 3>{16, 1, 1}));
   // An odd number of scale blocks: one block (32 channels) per wave.
-  KernelTiling odd = chooseRotateQuantTiling(spec("rotate_quant:K=96,M=1"));
+  KernelTiling odd = testing::quantizerTilingOf(spec("rotate_quant:K=96,M=1"));
   EXPECT_EQ(odd.channelsPerUnit, 32);
   EXPECT_EQ(odd.unitsPerRow, 3);
 }
 
 TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
-  KernelTiling t = chooseRotateQuantTiling(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
+  KernelTiling t = testing::quantizerTilingOf(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
   EXPECT_TRUE(t.fillsRowPadding);
   const LaunchRecord record =
       rotateQuantLaunchRecord(spec("rotate_quant:K=4096,RS=128,M=4,layout=a4w4_shuffle"));
@@ -58,7 +60,7 @@ TEST(Tiling, ShuffledScalesCoverThePaddingRows) {
 TEST(Tiling, LearnedRotationIsStagedInLds) {
   for (int rs : {32, 64, 128, 256}) {
     SCOPED_TRACE(rs);
-    KernelTiling t = chooseRotateQuantTiling(
+    KernelTiling t = testing::quantizerTilingOf(
         spec(("rotate_quant:K=4096,rot=learned,RS=" + std::to_string(rs)).c_str()));
     EXPECT_TRUE(t.stagesRotationInLds);
     // All of R up to 32 KiB; RS=256 two 32-column slices (16 KiB each).
@@ -75,7 +77,7 @@ TEST(Tiling, LearnedRotationIsStagedInLds) {
       EXPECT_EQ(rs * t.rotationSliceColumns * 2 % (t.workgroupSize() * 16), 0);
     }
   }
-  EXPECT_FALSE(chooseRotateQuantTiling(spec("rotate_quant:K=4096,rot=learned_per_block,RS=64"))
+  EXPECT_FALSE(testing::quantizerTilingOf(spec("rotate_quant:K=4096,rot=learned_per_block,RS=64"))
                    .stagesRotationInLds);
 }
 
@@ -83,7 +85,7 @@ TEST(Tiling, PerBlockRotationGoesThroughEachWavesLds) {
   // One 32x32 bf16 piece per wave from RS=64 on; RS=32 gathers.
   for (int rs : {32, 64, 128, 256}) {
     SCOPED_TRACE(rs);
-    KernelTiling t = chooseRotateQuantTiling(
+    KernelTiling t = testing::quantizerTilingOf(
         spec(("rotate_quant:K=4096,rot=learned_per_block,RS=" + std::to_string(rs)).c_str()));
     EXPECT_FALSE(t.stagesRotationInLds);
     EXPECT_EQ(t.transposesInWaveLds, rs >= 64);
@@ -110,7 +112,8 @@ TEST(Tiling, UnsupportedSpecsAreNamed) {
                            "rotate_quant:K=4096,fmt=fp6_e2m3,round=sr",
                            "rotate_quant:K=4096,fmt=fp6_e3m2,round=sr,RS=128,rot=learned"})
     EXPECT_TRUE(checkRotateQuantSupported(spec(text)).ok()) << text;
-  EXPECT_NE(checkRotatingQuantizerSupported(spec("quant_weight:K=4096,N=16,round=sr"))
+  EXPECT_TRUE(checkRotatingQuantizerSupported(spec("rotate_quant:K=4096,round=sr")).ok());
+  EXPECT_NE(checkQuantWeightSupported(spec("quant_weight:K=4096,N=16,round=sr"))
                 .message()
                 .find("round=sr (weights are quantized once"),
             std::string::npos);

@@ -1,4 +1,4 @@
-//===- rotate_quant_template.cpp - Fused rotate + MX quant for gfx950 -----===//
+//===- emitter.cpp - The rotating quantizer: fused rotate + MX quant -----===//
 //
 // Lane mapping (docs/templates.md; GFX950_SEMANTICS C8): each wave computes
 // y^T = R^T . x^T for 16 tokens with v_mfma_f32_16x16x32_bf16:
@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "templates/rotate_quant/rotate_quant_template.h"
-#include "templates/rotate_quant/gemm_activation.h"
+#include "templates/common/rotating_quantizer/emitter.h"
+#include "templates/common/rotating_quantizer/gemm_activation.h"
 
 #include "templates/common/block_quantizer.h"
 #include "templates/common/code_writer.h"
@@ -30,10 +30,6 @@
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/scale_writer.h"
-#include "templates/quant_weight/rules.h"
-#include "templates/rotate_quant/tiling.h"
-#include "templates/rotate_quant_moe/moe_sort_emitter.h"
-#include "templates/rotate_quant_moe/rules.h"
 
 #include "numerics/a6w6.h"
 #include "numerics/layouts.h"
@@ -74,14 +70,16 @@ constexpr int kTileRows = 16;
 class RotateQuantEmitter : private IrBuilder {
 public:
   RotateQuantEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                     const KernelTiling &tiling, mlir::gpu::GPUFuncOp func)
-      : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func), quantizer(b, spec) {
+                     const KernelTiling &tiling, const QuantizerFamily &family,
+                     mlir::gpu::GPUFuncOp func, RowSorterFactory makeSorter = nullptr)
+      : IrBuilder(b), spec(spec), tiling(tiling), family(family), makeSorter(makeSorter),
+        args(spec, func), quantizer(b, spec) {
     r = args.get("r");
     s = args.get("s");
-    m = args.get("m"); // null for quant_weight, whose row count is N
+    m = args.get("m"); // null when the rows are N (quant_weight)
     if (tiling.ldsBytes > 0)
       lds = func.getWorkgroupAttributions().front();
-    if (tiling.sortLdsBytes > 0)
+    if (frontLdsBytes(family, spec, tiling) > 0)
       sortLds = func.getWorkgroupAttributions().back();
   }
 
@@ -90,7 +88,7 @@ public:
     if (spec.round == Rounding::Sr) // one u32, read once (an s_load)
       quantizer.setStochasticSeed(
           mlir::memref::LoadOp::create(b, args.get("seed"), mlir::ValueRange{idx(0)}));
-    if (spec.op == KernelOp::RotateQuantMoe)
+    if (makeSorter)
       return emitMoeBody(tid);
     Value token = setUpLane(tid);
     Value unit = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
@@ -101,18 +99,18 @@ public:
     auto strideOf = [&](const char *name) {
       return arith::IndexCastOp::create(b, b.getIndexType(), args.get(name));
     };
-    if (spec.op == KernelOp::QuantWeight) {
+    if (family.rowsAreN) {
       // The weight kernel: always N rows (a build-time constant), w at its
       // row stride, codes dense in the weight layout (docs/templates.md).
       mIndex = idx(spec.N);
-      x = rowStridedView(b, args.get("w"), mIndex, strideOf("w_stride"));
+      x = rowStridedView(b, args.get(family.input), mIndex, strideOf(family.inputStride));
       q = args.get("q");
     } else {
       mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
       // x and q as m rows their row strides apart (an engine's views); the
       // static shapes of the arguments are only the spec's M. AITER's A6W6
       // tiles are dense (no q_stride).
-      x = rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride"));
+      x = rowStridedView(b, args.get(family.input), mIndex, strideOf(family.inputStride));
       q = spec.layout == ScaleLayout::A6W6Tiles
               ? args.get("q")
               : rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
@@ -342,7 +340,7 @@ public:
     mIndex = arith::IndexCastOp::create(b, b.getIndexType(), m);
     const int gridX =
         (tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup;
-    sorter.emplace(b, spec, args, sortLds, tiling.workgroupSize(), gridX);
+    sorter = makeSorter({b, spec, args, sortLds, tiling.workgroupSize(), gridX});
     sorter->emitSort(tid, rowTile, mIndex);
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
     Value unitValid = cmp(arith::CmpIPredicate::ult, unit, idx(tiling.unitsPerRow));
@@ -522,10 +520,10 @@ private:
       emitRotatedUnit(unit);
   }
 
-  /// Where this kernel's codes go: quant_weight's weight layout, AITER's
+  /// Where this kernel's codes go: the weight layout (quant_weight), AITER's
   /// A6W6 tiles, or plain rows.
   CodeLayout codeLayout() const {
-    if (spec.op == KernelOp::QuantWeight)
+    if (family.codesInWeightLayout)
       return codeLayoutOf(spec.wlayout);
     return spec.layout == ScaleLayout::A6W6Tiles ? CodeLayout::A6W6Tiles : CodeLayout::Plain;
   }
@@ -1166,12 +1164,16 @@ private:
 
   const KernelSpec &spec;
   const KernelTiling &tiling;
+  const QuantizerFamily &family;
+  /// The family's row sorter (rotate_quant_moe): the kernel then quantizes
+  /// the rows in input order and scatters each scale to the sorted rows.
+  const RowSorterFactory makeSorter;
   const KernelArguments args;
   BlockQuantizer quantizer;
   std::optional<HadamardOperands> hadamard; // once the lane is known
   std::optional<ScaleWriter> scales;        // once the row is known
   std::optional<CodeWriter> codes;          // once the row is known
-  std::optional<MoeSortEmitter> sorter;     // rotate_quant_moe only
+  std::unique_ptr<RowSorter> sorter;        // with a row sorter only
   Value x, r, q, s, m, lds, sortLds;
   Value tokenInTile, subTile; // rotate_quant_moe: l%16, and stage 2's pass
   Value lane, wave, group, row, loadRow, rowValid, rowInPadding, isGroupZero, rowTile, mIndex;
@@ -1190,8 +1192,9 @@ using mlir::Value;
 
 GemmActivationEmitter::GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
                                              const KernelTiling &tiling,
+                                             const QuantizerFamily &family,
                                              mlir::gpu::GPUFuncOp func)
-    : emitter(std::make_unique<RotateQuantEmitter>(b, spec, tiling, func)) {}
+    : emitter(std::make_unique<RotateQuantEmitter>(b, spec, tiling, family, func)) {}
 
 GemmActivationEmitter::~GemmActivationEmitter() = default;
 
@@ -1208,18 +1211,15 @@ void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice,
   emitter->emitGemmActivationSlice(slice, unitsPerSlice, unitsInFlight);
 }
 
-namespace {
-/// Both families' kernels: the activation kernel, and the weight kernel,
-/// which is the same computation over N fixed rows (rotateQuantEmitter
-/// branches on the op only where rows, strides and code layout differ).
-Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
-                   llvm::StringRef kernelName) {
+Status buildRotatingQuantizerKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
+                                    llvm::StringRef kernelName, const QuantizerFamily &family,
+                                    RowSorterFactory makeSorter) {
   mlir::MLIRContext *ctx = module.getContext();
   ctx->loadDialect<mlir::amdgpu::AMDGPUDialect, mlir::arith::ArithDialect,
                    mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
                    mlir::ROCDL::ROCDLDialect, mlir::scf::SCFDialect,
                    mlir::vector::VectorDialect>();
-  const KernelTiling tiling = chooseRotateQuantTiling(spec);
+  const KernelTiling tiling = chooseRotatingQuantizerTiling(spec, family);
   const llvm::SmallVector<Type> argTypes = kernelArgumentTypes(ctx, spec);
 
   mlir::ImplicitLocOpBuilder b(mlir::NameLoc::get(mlir::StringAttr::get(ctx, kernelName)), ctx);
@@ -1231,104 +1231,20 @@ Status buildKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
   if (tiling.ldsBytes > 0)
     workgroupBuffers.push_back(
         workgroupBufferType(ctx, {int64_t(tiling.ldsBytes / 2)}, b.getBF16Type()));
-  // The MoE sorter's arrays (sort_lds.h), i32.
-  if (tiling.sortLdsBytes > 0)
+  // The family's front end's arrays (the MoE sorter's, sort_lds.h), i32.
+  if (const int frontBytes = frontLdsBytes(family, spec, tiling); frontBytes > 0)
     workgroupBuffers.push_back(
-        workgroupBufferType(ctx, {int64_t(tiling.sortLdsBytes / 4)}, b.getI32Type()));
+        workgroupBufferType(ctx, {int64_t(frontBytes / 4)}, b.getI32Type()));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({tiling.workgroupSize(), 1, 1}));
-  // 8 waves per SIMD (64 VGPRs) is the target (docs/templates.md). At
-  // RS=256 the kernels fit it with little room to spare (x alone takes 32
-  // VGPRs), and without the request LLVM's scheduler treats occupancy as
-  // negotiable: it only promises a 1024-lane workgroup 4 waves per SIMD and
-  // spends registers on latency instead (94 VGPRs for the sliced learned
-  // kernel, 66 for some Hadamard specs). With it, the register allocator
-  // has 64 VGPRs; the spec matrix test checks that nothing spills. So do
-  // the per-block kernels that stage R through each wave's LDS (62-66
-  // VGPRs unasked, RS=64 with a4w4 scales the most). The other kernels stay
-  // below 64 on their own.
-  // fp6 asks for 7 (72 VGPRs), 6 (80) at RS=256: its convert reads two
-  // 16-VGPR source tuples (three quarters poison, but allocated whole), and
-  // held to 64 the per-block kernels spill (20 bytes of scratch at RS=64),
-  // held to 72 the RS=256 ones with W6A16 tiles (12-20 bytes); unasked, the
-  // RS=256 learned kernel takes 102 (docs/templates.md, "quant_weight").
-  // AITER's A6W6 tiles keep more addresses live (the C0/C1 bases, the
-  // byte-wise stores of a lane's second piece, the padding loop's): unasked,
-  // the mask-selected RS=128 Hadamard kernel took 82 VGPRs; held to 72 the
-  // RS=128 kernel with round=sr spilled 20 bytes. They are asked for 6
-  // waves (80 VGPRs), 5 (96) with selection (both paths' addresses) and
-  // for the RS=256 learned kernel (12 bytes spilled at 80 with even126), 4
-  // (128) with selection at RS=256 (12 bytes spilled at 96 with round=sr).
-  const bool fp6NeedsFour = spec.layout == ScaleLayout::A6W6Tiles &&
-                            spec.select != RotationSelect::Off && spec.RS >= 256;
-  const bool tightRegisterBudget =
-      (spec.RS >= 256 && (spec.rot == RotationKind::Hadamard || spec.rot == RotationKind::Learned)) ||
-      tiling.transposesInWaveLds || spec.layout == ScaleLayout::A6W6Tiles;
-  // The MoE kernel's scatter (a sorted row per slot) and its sorter's
-  // pointers cost these kernels 2-8 more VGPRs and a few SGPRs: held to 64
-  // they spill (RS=256, and the per-block R through each wave's LDS), so
-  // they are asked for 7 waves (72 VGPRs, 102 SGPRs), 6 (80) at RS=256,
-  // where stage 2's pass loop spilled 20 bytes at 72 (docs/templates.md).
-  // fp6 weights in W6A16 tiles with a per-block R through each wave's LDS
-  // spilled 20 bytes at 72 (RS=128 with a4w4 scales: 72 VGPRs live), so
-  // they get 6 waves as RS=256 does.
-  const bool moe = spec.op == KernelOp::RotateQuantMoe;
-  // Selective rotation holds both paths' addresses and the quant-only
-  // side's 8 blocks at RS=256; held to 64 VGPRs those kernels spilled
-  // 28 bytes, so they are asked for 7 waves (72 VGPRs) as the MoE kernel
-  // is. Below RS=256 both paths fit the rotating kernel's budget.
-  const bool selective = spec.select != RotationSelect::Off && spec.RS >= 256;
-  // The RS=256 learned weight kernel with W6A16 tiles spilled 12 bytes at
-  // 80 VGPRs for K=768 (three 256-channel units per row: a Python random
-  // spec found it), so it gets 5 waves (96 VGPRs).
-  const bool fp6NeedsFive = (spec.op == KernelOp::QuantWeight &&
-                             spec.wlayout == WeightLayout::W6A16Tile16x128 && spec.RS >= 256 &&
-                             spec.rot == RotationKind::Learned) ||
-                            (spec.layout == ScaleLayout::A6W6Tiles &&
-                             (spec.select != RotationSelect::Off ||
-                              (spec.RS >= 256 && spec.rot == RotationKind::Learned)));
-  const bool fp6NeedsSix =
-      spec.RS >= 256 || spec.layout == ScaleLayout::A6W6Tiles ||
-      (spec.op == KernelOp::QuantWeight && spec.wlayout == WeightLayout::W6A16Tile16x128 &&
-       tiling.transposesInWaveLds);
-  if (tightRegisterBudget)
-    func->setAttr("rocdl.waves_per_eu",
-                  b.getI32IntegerAttr(formatInfo(spec.fmt).bits == 6
-                                          ? (fp6NeedsFour   ? 4
-                                             : fp6NeedsFive ? 5
-                                             : fp6NeedsSix  ? 6
-                                                            : 7)
-                                      : moe                          ? (spec.RS >= 256 ? 6 : 7)
-                                      : selective                    ? 7
-                                                                     : 8));
+  // The family's register budget (register_budget.cpp has the measurements).
+  if (const int waves = chooseWavesPerEu(family, spec, tiling); waves > 0)
+    func->setAttr("rocdl.waves_per_eu", b.getI32IntegerAttr(waves));
   b.setInsertionPointToStart(&func.getBody().front());
-  RotateQuantEmitter(b, spec, tiling, func).emitBody();
+  RotateQuantEmitter(b, spec, tiling, family, func, makeSorter).emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();
 }
-} // namespace
-
-Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
-                              llvm::StringRef kernelName) {
-  if (Status supported = checkRotateQuantSupported(spec); !supported.ok())
-    return supported;
-  return buildKernel(module, spec, kernelName);
-}
-
-Status buildRotateQuantMoeKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
-                                 llvm::StringRef kernelName) {
-  if (Status supported = checkRotateQuantMoeSupported(spec); !supported.ok())
-    return supported;
-  return buildKernel(module, spec, kernelName);
-}
-
-Status buildQuantWeightKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
-                              llvm::StringRef kernelName) {
-  if (Status supported = checkQuantWeightSupported(spec); !supported.ok())
-    return supported;
-  return buildKernel(module, spec, kernelName);
-}
-
 } // namespace mxf

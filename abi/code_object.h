@@ -6,8 +6,8 @@
 // it around without seeing MLIR or LLVM.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_COMPILER_CODE_OBJECT_H
-#define MXFORGE_COMPILER_CODE_OBJECT_H
+#ifndef MXFORGE_ABI_CODE_OBJECT_H
+#define MXFORGE_ABI_CODE_OBJECT_H
 
 #include "abi/kernel_info.h"
 #include "abi/launch_record.h"
@@ -35,4 +35,4 @@ struct CodeObject {
 
 } // namespace mxf
 
-#endif // MXFORGE_COMPILER_CODE_OBJECT_H
+#endif // MXFORGE_ABI_CODE_OBJECT_H

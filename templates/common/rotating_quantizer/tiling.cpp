@@ -1,10 +1,11 @@
-//===- tiling.cpp - How a spec's work is split over waves -----------------===//
+//===- tiling.cpp - How the rotating quantizer splits its work ------------===//
 
-#include "templates/rotate_quant/tiling.h"
-
-#include "templates/rotate_quant_moe/sort_lds.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
 #include "numerics/formats.h"
+#include "numerics/layouts.h"
+#include "numerics/reference.h"
+#include "spec/buckets.h"
 
 #include <string>
 
@@ -27,22 +28,11 @@ Status checkRotatingQuantizerSupported(const KernelSpec &spec) {
   // Stochastic rounding through v_cvt_scalef32_sr_pk_fp4_f32,
   // v_cvt_scalef32_sr_{fp8,bf8}_f32 and v_cvt_scalef32_sr_pk32_{fp6,bf6}_f32
   // (one pair per convert), each element's random word numerics'
-  // srRandomForElement of the seed operand (BlockQuantizer). Weights are
-  // quantized once, with round=rne.
-  if (spec.round == Rounding::Sr && spec.op == KernelOp::QuantWeight)
-    return unsupported("round=sr (weights are quantized once, with round=rne)");
+  // srRandomForElement of the seed operand (BlockQuantizer).
   return Status::success();
 }
 
-Status checkRotateQuantSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (spec.op != KernelOp::RotateQuant)
-    return Status::failure(printSpec(spec) + " is not a rotate_quant spec");
-  return checkRotatingQuantizerSupported(spec);
-}
-
-KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
+KernelTiling chooseRotatingQuantizerTiling(const KernelSpec &spec, const QuantizerFamily &family) {
   KernelTiling tiling;
   // A wave owns one rotation block of 16 tokens: it loads the block's x once
   // (RS/32 16-byte loads per lane) and reuses them for every output channel
@@ -60,8 +50,8 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
   // AITER's A6W6 tiles pad rows to 256 too, but their padding rows are
   // filled by the launched tiles' waves (rotate_quant_template.cpp says
   // why), so the grid stays ceil(m/16) row tiles.
-  tiling.fillsRowPadding = spec.layout == ScaleLayout::A4W4Shuffle &&
-                           (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::QuantWeight);
+  tiling.fillsRowPadding =
+      spec.layout == ScaleLayout::A4W4Shuffle && family.fillsShuffledRowPadding;
   // A learned R (RS x RS bf16) is read by every wave: stage it in LDS, shared
   // by the workgroup. Up to RS=128 (32 KiB) all of it, once; with 8 waves
   // per workgroup at RS=128, four workgroups (8 waves per SIMD) still fit in
@@ -92,9 +82,26 @@ KernelTiling chooseRotateQuantTiling(const KernelSpec &spec) {
     tiling.transposesInWaveLds = true;
     tiling.ldsBytes = tiling.wavesPerWorkgroup * 32 * 32 * 2;
   }
-  if (spec.op == KernelOp::RotateQuantMoe)
-    tiling.sortLdsBytes = int(moeSortLds(spec, tiling.workgroupSize()).bytes());
   return tiling;
+}
+
+KernelSpec rotatingQuantizerCodeSpec(const KernelSpec &spec) {
+  KernelSpec code = spec;
+  code.M = kLargestMBucket;
+  return code;
+}
+
+LaunchRecord rotatingQuantizerLaunchRecord(const KernelSpec &spec, const QuantizerFamily &family) {
+  const KernelTiling tiling = chooseRotatingQuantizerTiling(spec, family);
+  LaunchRecord record;
+  record.workgroupSize = uint32_t(tiling.workgroupSize());
+  record.gridX =
+      uint32_t((tiling.unitsPerRow + tiling.wavesPerWorkgroup - 1) / tiling.wavesPerWorkgroup);
+  record.rowsPerWorkgroup = uint32_t(tiling.rowsPerTile);
+  record.rowPadding = tiling.fillsRowPadding ? uint32_t(kA4W4RowPadding) : 1;
+  record.ldsBytes = uint32_t(tiling.ldsBytes + frontLdsBytes(family, spec, tiling));
+  record.maxRows = uint32_t(spec.M);
+  return record;
 }
 
 } // namespace mxf

@@ -1,4 +1,4 @@
-//===- gemm_activation.h - rotate_quant's emitter as a GEMM's activation side -*- C++ -*-===//
+//===- gemm_activation.h - The rotating quantizer as a GEMM's activation side -*- C++ -*-===//
 //
 // rotate_quant_gemm quantizes its activations with exactly the code of
 // rotate_quant (rotation on the matrix cores, the block quantizer), so that
@@ -8,10 +8,10 @@
 // or, for the W6A16 GEMM, the rotated values as bf16 ([16, S]).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
-#define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
+#ifndef MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
+#define MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
 
-#include "templates/rotate_quant/tiling.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
 #include "spec/kernel_spec.h"
 
@@ -35,10 +35,12 @@ class RotateQuantEmitter;
 
 class GemmActivationEmitter {
 public:
-  /// `tiling`: chooseRotateQuantTiling of the GEMM spec (its rotation LDS, if
-  /// any, is the function's first workgroup buffer).
+  /// `tiling`: chooseRotatingQuantizerTiling of the activation spec with
+  /// `family`, the GEMM's activation decisions (its rotation LDS, if any, is
+  /// the function's first workgroup buffer).
   GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                        const KernelTiling &tiling, mlir::gpu::GPUFuncOp func);
+                        const KernelTiling &tiling, const QuantizerFamily &family,
+                        mlir::gpu::GPUFuncOp func);
   ~GemmActivationEmitter();
 
   /// Lane indices, x at its row stride, the LDS writers; stages a learned R
@@ -59,4 +61,4 @@ private:
 
 } // namespace mxf
 
-#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_ACTIVATION_H
+#endif // MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
