@@ -455,6 +455,34 @@ MXF_API mxf_status mxf_calibrate_layer(const char *spec, const void *x, size_t r
                                        const void *r, double threshold,
                                        mxf_layer_calibration *result);
 
+/*===--- Checkpoints (C API 1.5) -----------------------------------------===*/
+
+/* What `mxforge quantize` does (docs/weights.md): a .safetensors file or a
+ * sharded checkpoint in, the tensors whose full name matches `tensors`
+ * quantized with a quant_weight spec (K and N from each [N, K] tensor) on the
+ * host path, the checkpoint in the Quark MXFP4 convention and its config.json
+ * out. Everything is checked before anything is written; outputs appear only
+ * when all are complete. Messages name the options by their CLI flags
+ * (--tensors, --force, ...). */
+typedef struct mxf_quantize_options {
+  uint32_t api_version; /* MXFORGE_API_VERSION (mxf_quantize_options_init) */
+  const char *in;       /* a .safetensors file or a model.safetensors.index.json */
+  const char *out;      /* the output file (a directory for a sharded input) */
+  const char *spec;     /* a quant_weight spec without K and N */
+  const char *tensors;  /* POSIX extended regex, matched against whole names */
+  const char *rotation; /* NULL, or the learned R: FILE.npy, FILE.safetensors[:TENSOR] */
+  unsigned threads;     /* 0: one per hardware thread */
+  int force;            /* replace existing outputs (regular files only) */
+  int check;            /* dequantize what was written; a per-tensor error table */
+  int progress;         /* a progress line (tensors, GB/s, time left) as notes */
+  /* Receives the text: stream 0 the summary (and --check's table), stream 1
+   * notes and progress. May be NULL (the text is dropped). */
+  void (*text)(void *user, int stream, const char *text, size_t length);
+  void *user;
+} mxf_quantize_options;
+MXF_API void mxf_quantize_options_init(mxf_quantize_options *options);
+MXF_API mxf_status mxf_quantize_checkpoint(const mxf_quantize_options *options);
+
 /*===--- The CPU reference (self-checks at start-up) ---------------------===*/
 
 /* Runs the bit-exact CPU reference of a rotate_quant spec on `m` rows:

@@ -22,6 +22,7 @@ from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_do
 from .reference import reference
 from .calibration import calibrate, Calibration, LayerCalibration
 from .inspection import inspect
+from .checkpoints import quantize_checkpoint, CheckpointReport
 from ._runner import KernelRun
 from ._library import library_path
 

@@ -119,6 +119,27 @@ class CacheInfo(_c.Structure):
     ]
 
 
+# void (*)(void *user, int stream, const char *text, size_t length)
+TextCallback = _c.CFUNCTYPE(None, _c.c_void_p, _c.c_int, _c.POINTER(_c.c_char), _c.c_size_t)
+
+
+class QuantizeOptions(_c.Structure):  # C API 1.5
+    _fields_ = [
+        ("api_version", _c.c_uint32),
+        ("in_path", _char_p),
+        ("out_path", _char_p),
+        ("spec", _char_p),
+        ("tensors", _char_p),
+        ("rotation", _char_p),
+        ("threads", _c.c_uint),
+        ("force", _c.c_int),
+        ("check", _c.c_int),
+        ("progress", _c.c_int),
+        ("text", TextCallback),
+        ("user", _c.c_void_p),
+    ]
+
+
 _vp = _c.c_void_p
 _size = _c.c_size_t
 _PROTOTYPES = {
@@ -159,6 +180,8 @@ _PROTOTYPES = {
     "mxf_spec_m_buckets": (_status, [_c.POINTER(_c.POINTER(_c.c_int)), _c.POINTER(_size)]),
     "mxf_spec_bucket_for": (_status, [_c.c_int, _c.POINTER(_c.c_int)]),
     "mxf_spec_get_selection": (_status, [_char_p, _c.POINTER(_char_p)]),
+    "mxf_quantize_options_init": (None, [_c.POINTER(QuantizeOptions)]),
+    "mxf_quantize_checkpoint": (_status, [_c.POINTER(QuantizeOptions)]),
     "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),
     "mxf_context_get_kernel": (_status, [_vp, _size, _c.POINTER(KernelEntry)]),
     "mxf_context_get_cache": (_status, [_vp, _c.POINTER(CacheInfo)]),

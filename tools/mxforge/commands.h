@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace mxf::weights {
+struct QuantizeOptions; // weights/checkpoint/checkpoint_quantizer.h
+} // namespace mxf::weights
+
 namespace mxf::cli {
 
 /// A subcommand as main.cpp sees it: the cl object that says whether it was
@@ -33,7 +37,7 @@ Subcommand inspectSubcommand(); // inspect_command.cpp (links codeobj/)
 Subcommand runSubcommand();     // run_command.cpp (compiler + runtime)
 Subcommand bundleSubcommand();  // bundle_command.cpp (kernel table + JIT)
 Subcommand cacheSubcommand();   // cache_command.cpp (runtime/cache, no MLIR)
-Subcommand quantizeSubcommand(); // quantize_command.cpp (weights/, no MLIR)
+Subcommand quantizeSubcommand(); // quantize_command.cpp (weights/checkpoint/)
 Subcommand calibrateSubcommand(); // calibrate_command.cpp (arrays/, weights/: no MLIR)
 Subcommand launchSubcommand();  // launch_command.cpp (codeobj/ + runtime: no MLIR)
 
@@ -65,9 +69,11 @@ struct CacheOptions {
 /// mxforge cache: shows, verifies or clears the kernel cache (docs/cache.md).
 int runCache(const CacheOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
 
-struct QuantizeOptions; // quantize_checkpoint.h
-/// mxforge quantize: a safetensors checkpoint in, a quantized one out.
-int runQuantize(const QuantizeOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err);
+/// mxforge quantize: a safetensors checkpoint in, a quantized one out
+/// (weights/checkpoint/), on the host path (`device` "host") or with the
+/// quant_weight kernel on the emulator ("emu"; the same bytes).
+int runQuantize(const weights::QuantizeOptions &options, const std::string &device,
+                llvm::raw_ostream &out, llvm::raw_ostream &err);
 
 } // namespace mxf::cli
 

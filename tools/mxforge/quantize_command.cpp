@@ -7,8 +7,11 @@
 #include "tools/mxforge/commands.h"
 
 #include "tools/mxforge/cli_support.h"
-#include "tools/mxforge/quantize_checkpoint.h"
+#include "tools/mxforge/quantize_kernel.h"
+#include "weights/checkpoint/checkpoint_quantizer.h"
 
+#include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace mxf::cli {
@@ -51,7 +54,7 @@ cl::opt<std::string> deviceFlag("device", cl::sub(quantizeCommand), cl::value_de
                                 cl::init("host"), cl::cat(mxforgeCategory()));
 
 int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  QuantizeOptions options;
+  weights::QuantizeOptions options;
   for (auto [flag, name, target] :
        {std::tuple{&inFlag, "--in", &options.in}, std::tuple{&outFlag, "--out", &options.out},
         std::tuple{&specFlag, "--spec", &options.spec},
@@ -73,17 +76,32 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (deviceFlag.getValue() != "host" && deviceFlag.getValue() != "emu")
     return reportError(err, "--device must be host or emu (got '" + deviceFlag.getValue() + "')",
                        kExitUsage);
-  options.device = deviceFlag.getValue();
   options.force = forceFlag;
   options.check = checkFlag;
   options.progress = isatty(STDERR_FILENO) == 1; // quiet in pipes and logs
-  return runQuantize(options, out, err);
+  return runQuantize(options, deviceFlag.getValue(), out, err);
 }
 
 } // namespace
 
-int runQuantize(const QuantizeOptions &options, llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  Status status = quantizeCheckpoint(options, out, err);
+int runQuantize(const weights::QuantizeOptions &options, const std::string &device,
+                llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  weights::QuantizeOptions withKernel = options;
+  std::optional<KernelWeightQuantizer> kernel;
+  if (device == "emu") {
+    Result<KernelWeightQuantizer> opened = KernelWeightQuantizer::open();
+    if (!opened.ok())
+      return reportError(err, opened.error());
+    kernel.emplace(std::move(opened.value()));
+    withKernel.kernel = &*kernel;
+  }
+  auto sink = [](llvm::raw_ostream &stream) {
+    return [&stream](std::string_view text) {
+      stream << text;
+      stream.flush(); // the progress line is rewritten in place
+    };
+  };
+  Status status = weights::quantizeCheckpoint(withKernel, sink(out), sink(err));
   return status.ok() ? kExitSuccess : reportError(err, status.message());
 }
 

@@ -14,6 +14,7 @@
 #include "support/status.h"
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
+#include "weights/checkpoint/checkpoint_quantizer.h"
 
 #include <cstdint>
 #include <map>
@@ -22,21 +23,16 @@
 
 namespace mxf::cli {
 
-class KernelWeightQuantizer {
+class KernelWeightQuantizer final : public weights::WeightKernel {
 public:
   /// Opens the emulator device (all cores).
   static Result<KernelWeightQuantizer> open();
 
-  /// Whether the kernel can quantize tensors of `spec` (a quant_weight spec
-  /// with the tensor's K and N); the message names the key.
-  static Status checkSupported(const KernelSpec &spec);
-
-  /// Quantizes w [N, K] (bf16, dense) with `spec`'s kernel, compiled once
-  /// per spec: codes and scales in the spec's layouts, exactly as many
-  /// bytes as kernelOperands says.
+  Status checkSupported(const KernelSpec &spec) override;
+  /// Compiles each spec's kernel once and runs it on the emulator.
   Status quantize(const KernelSpec &spec, const uint16_t *w, const uint16_t *rotation,
                   uint64_t rotationElements, uint8_t *codes, uint64_t codeBytes, uint8_t *scales,
-                  uint64_t scaleBytes);
+                  uint64_t scaleBytes) override;
 
 private:
   std::unique_ptr<runtime::Device> device_;

@@ -1,4 +1,4 @@
-//===- quantize_checkpoint.cpp - mxforge quantize: checkpoint in, out -----===//
+//===- checkpoint_quantizer.cpp - A checkpoint in, a quantized one out ----===//
 //
 // Three phases, so that a mistake costs no work and leaves nothing behind:
 //  1. check: the spec, the pattern, the rotation, every input file's header,
@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/quantize_checkpoint.h"
+#include "weights/checkpoint/checkpoint_quantizer.h"
 
 #include "arrays/npy.h"
 #include "numerics/packing.h"
@@ -24,27 +24,27 @@
 #include "support/output_files.h"
 #include "support/printable.h"
 #include "support/version.h"
-#include "tools/mxforge/quantize_check.h"
-#include "tools/mxforge/quantize_config.h"
-#include "tools/mxforge/quantize_kernel.h"
+#include "weights/checkpoint/quantization_error.h"
+#include "weights/checkpoint/quantized_config.h"
 #include "weights/host_quantizer.h"
 #include "support/json.h"
 #include "weights/safetensors.h"
 
-#include "llvm/Support/Regex.h"
+#include <regex.h>
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 
-namespace mxf::cli {
+namespace mxf::weights {
 namespace {
 
 using weights::SafetensorsFile;
@@ -52,6 +52,11 @@ using weights::TensorInfo;
 
 constexpr std::string_view kWeightSuffix = ".weight";
 constexpr std::string_view kIndexSuffix = ".index.json";
+
+void say(const TextSink &sink, const std::string &text) {
+  if (sink)
+    sink(text);
+}
 
 bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -196,19 +201,51 @@ std::string shapeText(const std::vector<uint64_t> &shape) {
   return s + "]";
 }
 
+/// A POSIX extended regular expression that must match a whole name
+/// (<regex.h>: the C library's, which reports a bad pattern as a value).
+class NamePattern {
+public:
+  static Result<std::shared_ptr<NamePattern>> compile(const std::string &pattern) {
+    auto compiled = std::shared_ptr<NamePattern>(new NamePattern());
+    const std::string whole = "^(" + pattern + ")$";
+    if (int code = regcomp(&compiled->regex_, whole.c_str(), REG_EXTENDED | REG_NOSUB);
+        code != 0) {
+      char message[256];
+      regerror(code, &compiled->regex_, message, sizeof message);
+      compiled->compiled_ = false;
+      return Result<std::shared_ptr<NamePattern>>::failure(message);
+    }
+    return compiled;
+  }
+  ~NamePattern() {
+    if (compiled_)
+      regfree(&regex_);
+  }
+  NamePattern(const NamePattern &) = delete;
+  NamePattern &operator=(const NamePattern &) = delete;
+  bool matches(const std::string &name) const {
+    return regexec(&regex_, name.c_str(), 0, nullptr, 0) == 0;
+  }
+
+private:
+  NamePattern() = default;
+  regex_t regex_{};
+  bool compiled_ = true;
+};
+
 Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &shards,
                      const std::vector<uint16_t> &rotation, std::vector<Selected> &selected) {
-  llvm::Regex pattern("^(" + options.tensors + ")$");
-  std::string regexError;
-  if (!pattern.isValid(regexError))
-    return Status::failure("--tensors '" + options.tensors + "': " + regexError);
+  Result<std::shared_ptr<NamePattern>> compiled = NamePattern::compile(options.tensors);
+  if (!compiled.ok())
+    return Status::failure("--tensors '" + printable(options.tensors) + "': " + compiled.error());
+  const NamePattern &pattern = *compiled.value();
   std::set<std::string> allNames;
   for (const Shard &s : shards)
     for (const TensorInfo &t : s.file.tensors())
       allNames.insert(t.name);
   for (size_t i = 0; i < shards.size(); ++i)
     for (const TensorInfo &t : shards[i].file.tensors()) {
-      if (!pattern.match(t.name))
+      if (!pattern.matches(t.name))
         continue;
       const std::string where = shards[i].inputPath + ": tensor '" + printable(t.name) + "'";
       if (t.shape.size() != 2)
@@ -232,8 +269,8 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
         return Status::failure(where + " (N=" + std::to_string(t.shape[0]) + ", K=" +
                                std::to_string(t.shape[1]) + "): " + spec.error());
       sel.spec = spec.value();
-      if (options.device == "emu")
-        if (Status supported = KernelWeightQuantizer::checkSupported(sel.spec); !supported.ok())
+      if (options.kernel)
+        if (Status supported = options.kernel->checkSupported(sel.spec); !supported.ok())
           return Status::failure(where + ": " + supported.message());
       const RotateQuantProblem problem = rotateQuantProblem(sel.spec, 0);
       if (isLearned(sel.spec.rot)) {
@@ -264,8 +301,8 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
 /// The progress line: tensors done, GB/s of input, time left.
 class Progress {
 public:
-  Progress(llvm::raw_ostream &err, bool enabled, size_t tensors, uint64_t bytes)
-      : err_(err), enabled_(enabled), tensors_(tensors), bytes_(bytes),
+  Progress(const TextSink &err, bool enabled, size_t tensors, uint64_t bytes)
+      : err_(err), enabled_(enabled && err), tensors_(tensors), bytes_(bytes),
         start_(std::chrono::steady_clock::now()) {}
   void advance(uint64_t bytes) {
     ++done_;
@@ -276,17 +313,16 @@ public:
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double rate = s > 0 ? double(doneBytes_) / s : 0;
     const double left = rate > 0 ? double(bytes_ - doneBytes_) / rate : 0;
-    err_ << fmt::format("\rquantize: {}/{} tensors, {:.2f} GB/s, {:.0f} s left   ", done_,
-                        tensors_, rate / 1e9, left);
-    err_.flush();
+    err_(fmt::format("\rquantize: {}/{} tensors, {:.2f} GB/s, {:.0f} s left   ", done_,
+                     tensors_, rate / 1e9, left));
   }
   void finish() {
     if (enabled_ && done_)
-      err_ << "\n";
+      err_("\n");
   }
 
 private:
-  llvm::raw_ostream &err_;
+  const TextSink &err_;
   bool enabled_;
   size_t tensors_, done_ = 0;
   uint64_t bytes_, doneBytes_ = 0;
@@ -297,7 +333,7 @@ private:
 Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard,
                               const std::vector<const Selected *> &quantized,
                               const std::vector<uint16_t> &rotation, Progress &progress,
-                              KernelWeightQuantizer *kernel, llvm::raw_ostream &out) {
+                              WeightKernel *kernel, const TextSink &out) {
   std::map<const TensorInfo *, const Selected *> byTensor;
   for (const Selected *s : quantized)
     byTensor[s->tensor] = s;
@@ -356,8 +392,8 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
     if (options.check) {
       QuantizationError e =
           measureQuantization(problem, s.spec.wlayout, w, t.shape[0], r, codes, scales);
-      out << fmt::format("{:<48} {:>12.6f} {:>12.6f} {:>10.6f}\n", t.name, e.relativeToSource,
-                         e.relativeToRotated, e.clippedFraction);
+      say(out, fmt::format("{:<48} {:>12.6f} {:>12.6f} {:>10.6f}\n", t.name, e.relativeToSource,
+                           e.relativeToRotated, e.clippedFraction));
     }
     progress.advance(t.bytes());
   }
@@ -510,8 +546,8 @@ std::vector<std::string> excludedModules(const std::vector<Shard> &shards,
 
 } // namespace
 
-Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out,
-                          llvm::raw_ostream &err) {
+Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
+                          const TextSink &err) {
   DirectoryLock lock; // held until every output is in place (below)
   // Phase 1: check everything.
   if (Status s = checkUserSpec(options.spec); !s.ok())
@@ -629,8 +665,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
     // What an earlier run killed without a chance to clean up (SIGKILL)
     // left: only temporaries we can prove are such leftovers.
     for (const std::string &name : removeStaleTemporaries(folder))
-      err << "note: removed " << joinPath(folder, name)
-          << ", a temporary an interrupted run left behind\n";
+      say(err, "note: removed " + joinPath(folder, name) +
+                   ", a temporary an interrupted run left behind\n");
     for (const std::string &path : outputs)
       if (Status s = checkOutputPath(path, options.force); !s.ok())
         return s;
@@ -645,20 +681,13 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
   }
 
   // Phase 2: build and stage every output.
-  std::optional<KernelWeightQuantizer> kernel;
-  if (options.device == "emu") {
-    Result<KernelWeightQuantizer> opened = KernelWeightQuantizer::open();
-    if (!opened.ok())
-      return opened.status();
-    kernel.emplace(std::move(opened.value()));
-  }
   uint64_t quantBytes = 0;
   for (const Selected &s : selected)
     quantBytes += s.tensor->bytes();
   Progress progress(err, options.progress, selected.size(), quantBytes);
   if (options.check)
-    out << fmt::format("{:<48} {:>12} {:>12} {:>10}\n", "tensor", "rel.err/src", "rel.err/rot",
-                       "clipped");
+    say(out, fmt::format("{:<48} {:>12} {:>12} {:>10}\n", "tensor", "rel.err/src",
+                         "rel.err/rot", "clipped"));
   std::vector<StagedFile> staged;
   uint64_t totalSize = 0;
   for (size_t i = 0; i < shards.size(); ++i) {
@@ -667,7 +696,7 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
       if (s.shard == i)
         mine.push_back(&s);
     Result<StagedFile> file =
-        buildShard(options, shards[i], mine, rotation, progress, kernel ? &*kernel : nullptr, out);
+        buildShard(options, shards[i], mine, rotation, progress, options.kernel, out);
     if (!file.ok())
       return file.status();
     // total_size counts tensor bytes: the file size less its header.
@@ -705,12 +734,12 @@ Status quantizeCheckpoint(const QuantizeOptions &options, llvm::raw_ostream &out
   for (StagedFile &f : staged)
     if (Status s = f.commit(); !s.ok())
       return s;
-  out << fmt::format("quantized {} tensor{} ({:.2f} M weights) into {} file{}: {}\n",
-                     selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
-                     staged.size(), staged.size() == 1 ? "" : "s", options.out);
+  say(out, fmt::format("quantized {} tensor{} ({:.2f} M weights) into {} file{}: {}\n",
+                       selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
+                       staged.size(), staged.size() == 1 ? "" : "s", options.out));
   if (!config.value().note.empty())
-    out << config.value().note << "\n";
+    say(out, config.value().note + "\n");
   return Status::success();
 }
 
-} // namespace mxf::cli
+} // namespace mxf::weights

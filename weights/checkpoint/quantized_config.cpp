@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/mxforge/quantize_config.h"
+#include "weights/checkpoint/quantized_config.h"
 
 #include "numerics/formats.h"
 #include "numerics/quantize.h"
 #include "numerics/scale_rules.h"
 #include "support/version.h"
 
-namespace mxf::cli {
+namespace mxf::weights {
 namespace {
 
 using json::Value;
@@ -192,4 +192,4 @@ std::string prettyJson(const Value &value) {
   return out;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::weights

@@ -1,12 +1,12 @@
 //===- quantize_check.h - mxforge quantize --check: error figures -*- C++ -*-===//
-#ifndef MXFORGE_TOOLS_MXFORGE_QUANTIZE_CHECK_H
-#define MXFORGE_TOOLS_MXFORGE_QUANTIZE_CHECK_H
+#ifndef MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZATION_ERROR_H
+#define MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZATION_ERROR_H
 
 #include "numerics/reference.h"
 
 #include <cstdint>
 
-namespace mxf::cli {
+namespace mxf::weights {
 
 struct QuantizationError {
   double relativeToSource = 0;  // ||dequant(Q(W.R)).R^T - W|| / ||W|| (Frobenius)
@@ -23,6 +23,6 @@ QuantizationError measureQuantization(const RotateQuantProblem &problem,
                                       const uint16_t *rotation, const uint8_t *codes,
                                       const uint8_t *scales);
 
-} // namespace mxf::cli
+} // namespace mxf::weights
 
-#endif // MXFORGE_TOOLS_MXFORGE_QUANTIZE_CHECK_H
+#endif // MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZATION_ERROR_H

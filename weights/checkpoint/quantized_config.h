@@ -8,8 +8,8 @@
 // spec and the mxforge version.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TOOLS_MXFORGE_QUANTIZE_CONFIG_H
-#define MXFORGE_TOOLS_MXFORGE_QUANTIZE_CONFIG_H
+#ifndef MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZED_CONFIG_H
+#define MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZED_CONFIG_H
 
 #include "spec/kernel_spec.h"
 #include "support/json.h"
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::weights {
 
 struct QuantizedCheckpointFacts {
   KernelSpec spec;         // the user's spec (its K and N are placeholders)
@@ -44,6 +44,6 @@ std::string quantizedModelConfig(const std::optional<json::Value> &input,
 /// `value` as indented JSON (two spaces), as config.json files are written.
 std::string prettyJson(const json::Value &value);
 
-} // namespace mxf::cli
+} // namespace mxf::weights
 
-#endif // MXFORGE_TOOLS_MXFORGE_QUANTIZE_CONFIG_H
+#endif // MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZED_CONFIG_H

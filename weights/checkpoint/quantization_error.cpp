@@ -1,6 +1,6 @@
 //===- quantize_check.cpp - mxforge quantize --check: error figures -------===//
 
-#include "tools/mxforge/quantize_check.h"
+#include "weights/checkpoint/quantization_error.h"
 
 #include "numerics/formats.h"
 #include "numerics/layouts.h"
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-namespace mxf::cli {
+namespace mxf::weights {
 namespace {
 
 /// The rotation matrix of one block as doubles (row-major R[in][out]).
@@ -109,4 +109,4 @@ QuantizationError measureQuantization(const RotateQuantProblem &p, WeightLayout 
   return e;
 }
 
-} // namespace mxf::cli
+} // namespace mxf::weights
