@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # README command 2: set up, build and run every test (unit + lit).
 #
-#   scripts/test.sh                   release build, every test
+#   scripts/test.sh                   release build, every test; the e2e
+#                                     matrices run every spec with a seeded
+#                                     sample of each case's extra row counts
+#                                     and workgroup orders (tests/e2e/e2e_tier.h)
+#   scripts/test.sh --full            the same with every row count and order
 #   scripts/test.sh --sanitize        ASan+UBSan build, unit tests (label "unit")
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +21,12 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   ctest -L unit --output-on-failure -j 2
 else
+  if [[ "${1:-}" == "--full" ]]; then
+    export MXFORGE_E2E_TIER=full
+  fi
+  echo "e2e tier: ${MXFORGE_E2E_TIER:-sample} (every matrix spec runs; the sample tier draws" \
+       "each case's bucket-sized run and extra workgroup orders from its printed seed;" \
+       "scripts/test.sh --full runs them all)"
   "$root/scripts/setup.sh"
   cd "$root/build"
   ctest --output-on-failure -j 2 -LE lit

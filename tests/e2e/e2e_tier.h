@@ -1,0 +1,56 @@
+//===- e2e_tier.h - How much of each matrix case a run executes -*- C++ -*-===//
+//
+// The README's test command must stay under ten minutes on two cores, and
+// the four e2e matrices alone took 16 of them (950 s of test time). So a run
+// is one of two tiers (MXFORGE_E2E_TIER):
+//   sample (the default; the README's command and CI): every spec of every
+//     matrix is compiled and run and every byte checked, but the expensive
+//     extras of a case are drawn from the case's printed seed: the
+//     bucket-sized run of a rotate_quant spec (half the specs with a bucket
+//     above 16), the third workgroup order of a MoE or quant_weight spec
+//     (reverse or shuffled: one of them, forward always), and the second
+//     order of a GEMM spec (half the specs), and m up to the bucket for a
+//     MoE spec above bucket 32 (one in four; the others at m <= 32); GEMM
+//     weights above 2^22 elements are checked on sampled column workgroups
+//     (2^24 in the full tier). Each run draws anew, so CI
+//     covers the whole matrix over a few runs, and a failure replays with
+//     the seed it printed.
+//   full (`scripts/test.sh --full`): every row count and every order of
+//     every spec, MoE m up to the bucket, GEMM weights whole up to 2^24.
+// Each case prints what it ran and what the sample left out.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_TESTS_E2E_E2E_TIER_H
+#define MXFORGE_TESTS_E2E_E2E_TIER_H
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace mxf::e2e {
+
+/// Whether this run executes every extra of every case (MXFORGE_E2E_TIER=full).
+inline bool fullTier() {
+  const char *tier = std::getenv("MXFORGE_E2E_TIER");
+  return tier && std::strcmp(tier, "full") == 0;
+}
+
+/// Whether a case whose seed is `seed` runs the extra named by `salt` in
+/// this tier: always in the full tier; in the sample tier one case in
+/// `every`, drawn from the seed (splitmix64, so nearby seeds decide apart).
+inline bool extraRuns(uint64_t seed, uint64_t salt, unsigned every) {
+  if (fullTier() || every <= 1)
+    return true;
+  uint64_t z = seed + salt * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z % every == 0;
+}
+
+/// "sample" or "full", for the cases' lines.
+inline const char *tierName() { return fullTier() ? "full" : "sample"; }
+
+} // namespace mxf::e2e
+
+#endif // MXFORGE_TESTS_E2E_E2E_TIER_H
