@@ -157,6 +157,13 @@ def main():
         out_call = median_us(lambda: mxforge.rotate_quant(x, out=out, **keys), args.repeats)
         rows.append((f"{label}: mxforge.rotate_quant(numpy, out=)", out_call,
                      f"layer +{out_call - c_api:.1f}"))
+        prepared = mxforge.prepare("rotate_quant", **keys)
+        prepared_call = median_us(lambda: prepared(x), args.repeats)
+        rows.append((f"{label}: prepared op (mxforge.prepare)(numpy)", prepared_call,
+                     f"layer +{prepared_call - c_api:.1f}"))
+        prepared_out = median_us(lambda: prepared(x, out=out), args.repeats)
+        rows.append((f"{label}: prepared op (mxforge.prepare)(numpy, out=)", prepared_out,
+                     f"layer +{prepared_out - c_api:.1f}"))
         torch_call = median_us(lambda: mxforge.rotate_quant(x_torch, **keys), args.repeats)
         rows.append((f"{label}: mxforge.rotate_quant(torch)", torch_call,
                      f"layer +{torch_call - c_api:.1f}"))

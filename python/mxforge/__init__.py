@@ -23,6 +23,7 @@ from .reference import reference
 from .calibration import calibrate, Calibration, LayerCalibration
 from .inspection import inspect
 from .checkpoints import quantize_checkpoint, CheckpointReport
+from .prepared import prepare, PreparedOp
 from ._runner import KernelRun
 from ._library import library_path
 

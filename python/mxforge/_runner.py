@@ -132,11 +132,13 @@ def _selection_value(spec, selection):
     return value
 
 
-def run(family, spec, arrays, out=None, known_views=None, selection=None):
+def run(family, spec, arrays, out=None, known_views=None, selection=None, prepared=None):
     """Launches `spec` (a canonical spec of `family`) on `arrays` ({name:
     value} of the inputs given; `known_views` the ArrayViews already made of
     some). `selection` is selective rotation's ("rotate"|"layer", value).
-    Returns ({output name: array}, KernelRun)."""
+    `prepared` (a PreparedOp's) resolves the kernel for a device and m and
+    holds the operands already in emulator memory. Returns ({output name:
+    array}, KernelRun)."""
     selection_value = _selection_value(spec, selection)
     known_views = known_views or {}
     views = {}
@@ -179,8 +181,11 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None):
     # The kernel first: the library's own checks of m (1..256, the bucket)
     # come before anything about out=.
     with _device_guard(device):
-        context = _contexts.context(device)
-        kernel = find_kernel(context, spec, m)
+        if prepared is not None:
+            context, kernel = prepared.kernel_for(device, m)
+        else:
+            context = _contexts.context(device)
+            kernel = find_kernel(context, spec, m)
 
     outputs = {}
     if out is not None:
@@ -203,7 +208,8 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None):
                 _arrays.allocate(like, operand.shape, operand.element, device),
                 operand.name, operand.element)
     if device == "emu":
-        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value)
+        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value,
+                       prepared.resident if prepared is not None else {})
     else:
         _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs,
                        selection_value)
@@ -232,9 +238,12 @@ def _launch(context, kernel, m, pointers, strides, count, stream, selection_valu
     _lib.check(status, errors.LaunchError)
 
 
-def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value):
+def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value,
+                   resident):
     """Copies the inputs into emulator memory (spans with their row gaps, so
-    strides go through as they are), launches, copies the outputs back."""
+    strides go through as they are), launches, copies the outputs back.
+    `resident` ({name: device pointer}) holds inputs a prepared op copied in
+    once; they are used as they are."""
     library = _lib.lib()
     pointers = (ctypes.c_void_p * len(operand_list))()
     strides = (ctypes.c_int64 * len(operand_list))()
@@ -242,6 +251,11 @@ def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_
     try:
         for i, operand in enumerate(operand_list):
             view = inputs.get(operand.name)
+            if operand.name in resident:
+                pointers[i] = resident[operand.name]
+                if operand.strided and _row_stride(view) != view.shape[1]:
+                    strides[i] = _row_stride(view)
+                continue
             nbytes = view.span_bytes() if view is not None else operand.bytes
             pointer = ctypes.c_void_p()
             _lib.check(library.mxf_malloc(context, nbytes, ctypes.byref(pointer)),

@@ -114,21 +114,27 @@ def available_ops():
     return [op for op, family in FAMILIES.items() if family.available]
 
 
+def shaped_view(family, argument, value):
+    """The view of an operand whose shape gives a spec key, its type and
+    rank checked first (the function and a prepared op say the same)."""
+    view = _arrays.view(value, argument, family.elements[argument])
+    ranks = family.ranks[argument]
+    if len(view.shape) not in ranks:
+        expected = " or ".join(str(rank) for rank in ranks)
+        raise errors.ArgumentError(
+            f"{argument} must have {expected} dimensions, got shape {list(view.shape)}")
+    return view
+
+
 def family_spec(family, arrays, spec, keys, function, views=None):
     """The canonical spec for a call: the spec string and/or keyword keys,
     with keys such as K defaulting from the inputs' shapes. `views`, when
     given, receives the ArrayViews made on the way (the runner reuses them)."""
     defaults = []
     for key, (argument, dimension) in family.key_defaults.items():
-        # The argument's type and rank first: its shape is about to give a key.
-        view = _arrays.view(arrays.get(argument), argument, family.elements[argument])
+        view = shaped_view(family, argument, arrays.get(argument))
         if views is not None:
             views[argument] = view
-        ranks = family.ranks[argument]
-        if len(view.shape) not in ranks:
-            expected = " or ".join(str(rank) for rank in ranks)
-            raise errors.ArgumentError(
-                f"{argument} must have {expected} dimensions, got shape {list(view.shape)}")
         defaults.append((key, int(view.shape[dimension])))
     # Only hashable arguments reach the cache; others get build_spec's message.
     if not (spec is None or isinstance(spec, str)) or not all(

@@ -1,0 +1,208 @@
+"""Prepared ops: what an engine's decode loop calls several times per layer
+and step (issue 32). ``mxforge.prepare(op, ...)`` parses the spec, resolves
+the kernel (compiling it now, at start-up, not on the first call) and
+registers the operands that do not change between calls (the rotation, a
+GEMM's weights, the masks) once; on the emu device they are copied into
+emulator memory once instead of per call.
+
+    gemm = mxforge.prepare("rotate_quant_gemm", w_q=w_q, w_s=w_s, k=4096, rs=64)
+    y = gemm(x)                      # x: [m, 4096] bf16, any m the kernel serves
+    quant = mxforge.prepare("rotate_quant", k=4096, rs=64)
+    q, s = quant(x, out=(q, s))
+
+A call checks its arguments with the same code, and the same messages, as
+the family's function (mxforge.rotate_quant and so on), and returns what it
+returns. A prepared op is immutable and safe to call from many threads.
+"""
+
+import ctypes
+import threading
+
+from . import _arrays
+from . import _contexts
+from . import _library as _lib
+from . import _runner
+from . import errors
+from . import families
+from . import specs
+
+# The call's keywords that are not operands: selective rotation's value and
+# stochastic rounding's seed (an int becomes the [1] int32 operand).
+_SELECTION_KEYWORDS = ("rotate", "layer")
+
+
+class PreparedOp:
+    """One op with its spec, kernel and fixed operands resolved (prepare())."""
+
+    def __init__(self, op, spec, device, fixed, keys):
+        family = families.FAMILIES.get(op)
+        if family is None or not family.available:
+            raise errors.ArgumentError(
+                f"prepare(): no op '{op}' (ops: {', '.join(families.available_ops())})")
+        self.op = op
+        self._family = family
+        for name in fixed:
+            if name not in family.inputs:
+                raise errors.ArgumentTypeError(
+                    f"prepare(): {op} takes no operand '{name}' (its operands: "
+                    f"{', '.join(family.inputs)})")
+            if name == family.rows_from:
+                raise errors.ArgumentError(
+                    f"prepare(): {name} gives each call's rows; pass it to the call")
+        self._fixed = dict(fixed)
+        self._views = {name: _arrays.view(value, name, family.elements[name])
+                       for name, value in fixed.items()}
+        # Keys that default from an operand's shape: from the fixed ones now
+        # (a GEMM's N from w_q); the others must be in the spec or keywords.
+        defaults = {}
+        for key, (argument, dimension) in family.key_defaults.items():
+            view = self._views.get(argument)
+            if view is not None:
+                defaults[key] = int(view.shape[dimension])
+        self.spec = specs.canonical(specs.build_spec(op, spec, keys, defaults, "prepare"))
+        if not isinstance(device, str) or not (device == "emu" or device.startswith("hip:")):
+            raise errors.ArgumentError(f"prepare(): device must be 'emu' or 'hip:N', got {device!r}")
+        if self._views:
+            on = _runner._target_device(list(self._views.values()))
+            if on != device:
+                raise errors.ArgumentError(
+                    f"prepare(): the fixed operands are on {on}, the op is prepared for {device}")
+        self.device = device
+        self._lock = threading.Lock()
+        self._kernels = {}   # (context, bucket) -> kernel
+        self._context = None
+        self._resident = {}  # name -> emulator pointer, in self._context
+        with _runner._device_guard(device):
+            context = _contexts.context(device)
+            # The kernel now: a compile belongs to start-up, not to the first call.
+            self._kernel_in(context, self._first_rows())
+            if device == "emu":
+                self._upload(context)
+
+    def _first_rows(self):
+        return specs.spec_rows(self.spec) if self._family.rows_from is None else 1
+
+    def _kernel_in(self, context, m):
+        if self._family.rows_from is None:
+            bucket = m
+        elif 1 <= m <= specs.largest_m_bucket():
+            bucket = specs.bucket_for(m)
+        else:  # the library refuses it, with the function's message
+            return _runner.find_kernel(context, self.spec, m)
+        key = (context, bucket)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = _runner.find_kernel(context, self.spec, m)
+            with self._lock:
+                self._kernels[key] = kernel
+        return kernel
+
+    def _upload(self, context):
+        """The fixed operands into emulator memory, once (spans with their
+        row gaps, as a call would copy them)."""
+        library = _lib.lib()
+        for name, view in self._views.items():
+            nbytes = view.span_bytes()
+            pointer = ctypes.c_void_p()
+            _lib.check(library.mxf_malloc(context, max(nbytes, 1), ctypes.byref(pointer)),
+                       errors.DeviceError)
+            self._resident[name] = pointer.value
+            _lib.check(library.mxf_memcpy_to_device(context, pointer, view.pointer, nbytes),
+                       errors.DeviceError)
+        self._context = context
+
+    # What _runner.run asks of a prepared op.
+    def kernel_for(self, device, m):
+        context = _contexts.context(device)
+        return context, self._kernel_in(context, m)
+
+    @property
+    def resident(self):
+        # After a fork the child has a context of its own: the fixed operands
+        # are then copied per call like any other.
+        if self._context is None or _contexts.existing().get(self.device) != self._context:
+            return {}
+        return self._resident
+
+    def __call__(self, *arguments, out=None, seed=None, rotate=None, layer=None, **operands):
+        family = self._family
+        # Positional: the function's required operands in its order (x, or
+        # x, topk_ids, topk_weights), less the fixed ones; the optional ones
+        # (r, expert_mask, ...) by keyword.
+        per_call = [name for name in family.inputs if name not in self._fixed and name != "seed"]
+        positional = [name for name in per_call if name not in family.optional]
+        if len(arguments) > len(positional):
+            raise errors.ArgumentTypeError(
+                f"{self.op} (prepared) takes {len(positional)} positional operands "
+                f"({', '.join(positional)}), got {len(arguments)}")
+        given = dict(zip(positional, arguments))
+        for name, value in operands.items():
+            if name not in per_call:
+                fixed = " (fixed when the op was prepared)" if name in self._fixed else ""
+                raise errors.ArgumentTypeError(
+                    f"{self.op} (prepared) got an unexpected operand '{name}'{fixed}")
+            if name in given:
+                raise errors.ArgumentTypeError(f"{self.op} (prepared) got {name} twice")
+            given[name] = value
+        arrays = dict(self._fixed, **given)
+        if "seed" in family.inputs:
+            arrays["seed"] = families._seed_array(seed, arrays.get(family.rows_from))
+        elif seed is not None:
+            raise errors.ArgumentTypeError(f"{self.op} takes no seed")
+        selection = None
+        if rotate is not None or layer is not None:
+            if self.op != "rotate_quant":
+                raise errors.ArgumentTypeError(f"{self.op} takes no rotate= or layer=")
+            selection = families._selection(rotate, layer, arrays.get("layer_mask"))
+        if out is not None and len(family.outputs) == 1 and not isinstance(out, (tuple, list)):
+            out = (out,)
+        views = dict(self._views)
+        for argument, _ in family.key_defaults.values():
+            if argument in given:  # checked as the function checks it
+                views[argument] = families.shaped_view(family, argument, given[argument])
+        outputs, run = _runner.run(family, self.spec, arrays, out, views, selection,
+                                   prepared=self)
+        return family.result(outputs, run)
+
+    def close(self):
+        """Frees the fixed operands' emulator memory (also on garbage
+        collection); the op cannot be called afterwards."""
+        resident, self._resident = self._resident, {}
+        context, self._context = self._context, None
+        if context is not None and _contexts.existing().get(self.device) == context:
+            library = _lib.lib()
+            for pointer in resident.values():
+                library.mxf_free(context, pointer)
+        self._fixed = None
+
+    def __del__(self):
+        try:
+            if getattr(self, "_context", None) is not None:
+                self.close()
+        except Exception:  # interpreter shutdown: nothing left to free into
+            pass
+
+    def __repr__(self):
+        fixed = ", ".join(self._fixed or ())
+        return f"PreparedOp({self.spec!r}, device={self.device!r}, fixed=[{fixed}])"
+
+
+def prepare(op, spec=None, device="emu", **arguments):
+    """A PreparedOp for `op` ("rotate_quant", "rotate_quant_moe",
+    "rotate_quant_gemm", "quant_weight"). `spec` and the keyword spec keys
+    (``k=4096, rs=64``) give the spec; keys that the family's function takes
+    from an operand's shape must be given here unless that operand is fixed
+    (a GEMM's N comes from w_q). Keyword operands of the op (r, w_q, w_s,
+    layer_mask, expert_mask, ...) are fixed: registered now, used by every
+    call. `device` is "emu" or "hip:N" (the fixed operands must be there)."""
+    family = families.FAMILIES.get(op) if isinstance(op, str) else None
+    if family is None:
+        raise errors.ArgumentError(
+            f"prepare(): no op {op!r} (ops: {', '.join(families.available_ops())})")
+    fixed = {name: value for name, value in arguments.items()
+             if name in family.inputs and value is not None}
+    keys = {name: value for name, value in arguments.items() if name not in family.inputs}
+    for name in keys:
+        if name in _SELECTION_KEYWORDS or name in ("out", "seed"):
+            raise errors.ArgumentTypeError(f"prepare(): {name}= belongs to each call")
+    return PreparedOp(op, spec, device, fixed, keys)
