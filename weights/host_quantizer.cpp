@@ -104,7 +104,7 @@ Result<QuantWeightSizes> checkQuantWeight(const RotateQuantProblem &problem,
 
 Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLayout,
                        const uint16_t *w, size_t n, const uint16_t *rotation, unsigned threads,
-                       uint8_t *codes, uint8_t *scales) {
+                       uint8_t *codes, uint8_t *scales, const RowProgress &progress) {
   Result<QuantWeightSizes> sizes = checkQuantWeight(problem, weightLayout, n, rotation);
   if (!sizes.ok())
     return sizes.status();
@@ -115,8 +115,8 @@ Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLay
     std::memset(scales, kScalePadByte, sizes.value().scaleBytes);
 
   const RotationPlan plan(problem, rotation);
-  std::atomic<size_t> nextBatch{0};
-  auto worker = [&]() {
+  std::atomic<size_t> nextBatch{0}, rowsDone{0};
+  auto worker = [&](bool reports) {
     RowRotator rotator(plan);
     RowQuantizer quantizer(problem.quant, k);
     std::vector<float> rotated(k);
@@ -130,6 +130,10 @@ Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLay
         quantizer.quantize(rotated.data(), row, packed.data(), rowScales.data());
         storeRow(out, row, packed.data(), rowScales.data());
       }
+      const size_t done = rowsDone.fetch_add(std::min(n, first + kRowsPerBatch) - first) +
+                          (std::min(n, first + kRowsPerBatch) - first);
+      if (reports && progress)
+        progress(done);
     }
   };
   if (threads == 0)
@@ -138,8 +142,8 @@ Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLay
                                                                       kRowsPerBatch)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
+    pool.emplace_back(worker, false);
+  worker(true); // the caller's thread, which alone reports progress
   for (std::thread &t : pool)
     t.join();
   return Status::success();

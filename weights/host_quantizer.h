@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace mxf::weights {
 
@@ -33,11 +34,16 @@ Result<QuantWeightSizes> checkQuantWeight(const RotateQuantProblem &problem,
                                           WeightLayout weightLayout, size_t n,
                                           const uint16_t *rotation);
 
+/// Told the rows done so far (a running count), on the calling thread only,
+/// after each batch of rows it quantized itself: a progress line for one
+/// large tensor.
+using RowProgress = std::function<void(size_t rowsDone)>;
+
 /// quantWeight into caller buffers of the sizes checkQuantWeight gives.
 /// threads = 0 means one per hardware thread.
 Status quantWeightInto(const RotateQuantProblem &problem, WeightLayout weightLayout,
                        const uint16_t *w, size_t n, const uint16_t *rotation, unsigned threads,
-                       uint8_t *codes, uint8_t *scales);
+                       uint8_t *codes, uint8_t *scales, const RowProgress &progress = {});
 
 /// quantWeight with the reference's signature plus a thread count.
 Result<QuantizedRows> quantWeightHost(const RotateQuantProblem &problem,

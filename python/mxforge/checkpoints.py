@@ -25,7 +25,7 @@ from . import errors
 @dataclass(frozen=True)
 class CheckpointReport:
     summary: str  # "quantized N tensors ... into F files: OUT", and check's table
-    notes: str    # where config.json went, stale temporaries removed
+    notes: str    # where config.json went, stale temporaries removed, progress
 
 
 def _path(value, name):
@@ -51,7 +51,7 @@ def _flag(value, name):
 
 
 def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads=0, force=False,
-                        check=False):
+                        check=False, progress=False):
     """Quantizes the tensors of `in_path` (a .safetensors file or a
     model.safetensors.index.json) whose full names match `tensors` (a POSIX
     extended regular expression over whole names) with `spec` (a
@@ -59,8 +59,9 @@ def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads
     for a sharded input), on the host. `rotation`: the learned R
     (FILE.npy or FILE.safetensors[:TENSOR]) for rot=learned specs.
     `threads`: 0 for one per hardware thread. `force` replaces existing
-    outputs; `check` adds a per-tensor error table to the summary. Returns a
-    CheckpointReport."""
+    outputs; `check` adds a per-tensor error table to the summary;
+    `progress` adds the progress line's redraws (bytes done, also inside a
+    tensor) to the notes. Returns a CheckpointReport."""
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise errors.ArgumentTypeError(
             f"quantize_checkpoint(): threads must be an int, got {type(threads).__name__}")
@@ -77,6 +78,7 @@ def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads
     options.threads = threads
     options.force = _flag(force, "force")
     options.check = _flag(check, "check")
+    options.progress = _flag(progress, "progress")
     streams = ([], [])
 
     def receive(_user, stream, text, length):

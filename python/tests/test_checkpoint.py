@@ -115,3 +115,19 @@ def test_bad_arguments_are_named_and_nothing_is_written(tmp_path, checkpoint):
     assert out.read_bytes() == first
     mxforge.quantize_checkpoint(source, out, SPEC, r".*q_proj\.weight", force=True)
     assert "m.layers.0.up_proj.weight_scale" not in read_safetensors(out)
+
+
+def test_progress_counts_bytes_inside_a_tensor(tmp_path, rng):
+    gen = np.random.default_rng(rng.randrange(2**63))
+    source = tmp_path / "big.safetensors"
+    write_safetensors(source, {"m.big_proj.weight": ("BF16", bf16_bits(
+        gen.standard_normal((4096, 256))))})
+    report = mxforge.quantize_checkpoint(source, tmp_path / "out.safetensors", SPEC,
+                                         r".*\.weight", threads=1, progress=True, check=True)
+    lines = [line.strip() for line in report.notes.split("\r") if line.strip()]
+    # The first redraw comes from inside the tensor (0 of 1 tensors done,
+    # some bytes), the last after it; the check table stays in the summary.
+    assert lines[0].startswith("quantize: ") and "0/1 tensors" in lines[0], lines
+    assert "1/1 tensors" in lines[-1], lines
+    assert "rel.err/src" in report.summary and "quantize:" not in report.summary
+    print(f"progress: {len(lines)} redraws, first {lines[0]!r}, last {lines[-1]!r}")

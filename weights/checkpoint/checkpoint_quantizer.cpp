@@ -298,23 +298,32 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
   return Status::success();
 }
 
-/// The progress line: tensors done, GB/s of input, time left.
+/// The progress line: bytes of input done (inside a tensor too: the host
+/// path reports rows as it goes), tensors done, GB/s, time left. Redrawn at
+/// most every 100 ms, and cleared before a --check row is printed so that
+/// the two never share a line.
 class Progress {
 public:
   Progress(const TextSink &err, bool enabled, size_t tensors, uint64_t bytes)
       : err_(err), enabled_(enabled && err), tensors_(tensors), bytes_(bytes),
         start_(std::chrono::steady_clock::now()) {}
+  /// `partial` bytes of the tensor in hand are done.
+  void within(uint64_t partial) {
+    if (enabled_)
+      draw(doneBytes_ + partial, /*always=*/false);
+  }
   void advance(uint64_t bytes) {
     ++done_;
     doneBytes_ += bytes;
-    if (!enabled_)
-      return;
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = s > 0 ? double(doneBytes_) / s : 0;
-    const double left = rate > 0 ? double(bytes_ - doneBytes_) / rate : 0;
-    err_(fmt::format("\rquantize: {}/{} tensors, {:.2f} GB/s, {:.0f} s left   ", done_,
-                     tensors_, rate / 1e9, left));
+    if (enabled_)
+      draw(doneBytes_, /*always=*/true);
+  }
+  /// Blanks the line (before other text reaches the terminal).
+  void clear() {
+    if (enabled_ && shown_) {
+      err_("\r" + std::string(width_, ' ') + "\r");
+      shown_ = false;
+    }
   }
   void finish() {
     if (enabled_ && done_)
@@ -322,11 +331,33 @@ public:
   }
 
 private:
+  void draw(uint64_t doneBytes, bool always) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!always && shown_ && now - lastDrawn_ < std::chrono::milliseconds(100))
+      return;
+    lastDrawn_ = now;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    const double rate = s > 0 ? double(doneBytes) / s : 0;
+    const double left = rate > 0 ? double(bytes_ - std::min(bytes_, doneBytes)) / rate : 0;
+    // GB for a model's checkpoint, MB for a small one.
+    const bool gigabytes = bytes_ >= 1000000000;
+    const double unit = gigabytes ? 1e9 : 1e6;
+    const std::string line = fmt::format(
+        "quantize: {:.2f}/{:.2f} {}, {}/{} tensors, {:.2f} {}/s, {:.0f} s left",
+        double(doneBytes) / unit, double(bytes_) / unit, gigabytes ? "GB" : "MB", done_,
+        tensors_, rate / unit, gigabytes ? "GB" : "MB", left);
+    width_ = std::max(width_, line.size());
+    err_("\r" + line + std::string(width_ - line.size(), ' '));
+    shown_ = true;
+  }
+
   const TextSink &err_;
   bool enabled_;
   size_t tensors_, done_ = 0;
   uint64_t bytes_, doneBytes_ = 0;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_, lastDrawn_;
+  size_t width_ = 0;
+  bool shown_ = false;
 };
 
 /// The output file of one shard, staged.
@@ -384,12 +415,16 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
     const uint16_t *r = rotation.empty() ? nullptr : rotation.data();
     Status st = kernel ? kernel->quantize(s.spec, w, r, rotation.size(), codes, s.sizes.codeBytes,
                                           scales, s.sizes.scaleBytes)
-                       : weights::quantWeightInto(problem, s.spec.wlayout, w, t.shape[0], r,
-                                                  options.threads, codes, scales);
+                       : weights::quantWeightInto(
+                             problem, s.spec.wlayout, w, t.shape[0], r, options.threads, codes,
+                             scales, [&](size_t rows) {
+                               progress.within(t.bytes() / t.shape[0] * rows);
+                             });
     if (!st.ok())
       return Result<StagedFile>::failure(shard.inputPath + ": tensor '" + printable(t.name) +
                                          "': " + st.message());
     if (options.check) {
+      progress.clear(); // the row gets a line of its own
       QuantizationError e =
           measureQuantization(problem, s.spec.wlayout, w, t.shape[0], r, codes, scales);
       say(out, fmt::format("{:<48} {:>12.6f} {:>12.6f} {:>10.6f}\n", t.name, e.relativeToSource,
