@@ -11,6 +11,11 @@ from typing import Any, Tuple
 
 import numpy as np
 
+try:  # numpy >= 2.0 moved it (np.byte_bounds is gone there)
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds
+except ImportError:  # numpy 1.x (Debian's 1.24)
+    _byte_bounds = np.byte_bounds
+
 from . import errors
 
 _NUMPY_DTYPES = {
@@ -100,13 +105,13 @@ def _memory_bounds(array):
     while getattr(owner, "base", None) is not None:
         owner = owner.base
     if isinstance(owner, np.ndarray):
-        return np.byte_bounds(owner)
+        return _byte_bounds(owner)
     if is_tensor(owner):  # tensor.numpy(): the tensor's storage
         storage = owner.untyped_storage() if hasattr(owner, "untyped_storage") \
             else owner.storage()
         return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
     try:
-        return np.byte_bounds(np.frombuffer(memoryview(owner), dtype=np.uint8))
+        return _byte_bounds(np.frombuffer(memoryview(owner), dtype=np.uint8))
     except (TypeError, ValueError):
         return None
 
@@ -121,7 +126,7 @@ def _check_within_its_memory(array, name):
     bounds = _memory_bounds(array)
     if bounds is None:
         return
-    first, end = np.byte_bounds(array)
+    first, end = _byte_bounds(array)
     if first < bounds[0] or end > bounds[1]:
         raise errors.ArgumentError(
             f"{name} (shape {list(array.shape)}, strides {list(array.strides)} bytes) reaches "
