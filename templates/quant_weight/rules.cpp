@@ -32,15 +32,15 @@ bool fp6W6A16ThroughWaveLds(const KernelSpec &spec, const KernelTiling &tiling) 
 
 /// Tried in order (register_budget.cpp has the shared measurements).
 const RegisterBudgetRule kRegisterBudget[] = {
-    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
-    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
-    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
+    kUnasked,
+    kFp6TilesSelectedAtRs256,
+    kFp6TilesSelectedOrLearnedRs256,
     {5, fp6W6A16LearnedRs256, "W6A16 tiles, RS=256 learned: 12 bytes spilled at 80"},
-    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
+    kFp6AtRs256OrTiles,
     {6, fp6W6A16ThroughWaveLds, "W6A16 tiles, R through each wave's LDS: 20 bytes at 72"},
-    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
-    {7, selectedAtRs256, "both paths of selective rotation at RS=256: 28 bytes spilled at 64"},
-    {8, always, "the target: 64 VGPRs, 8 waves per SIMD"},
+    kFp6,
+    kSelectedAtRs256,
+    kTarget,
 };
 
 /// N rows of w at its row stride, codes dense in the weight layout, the

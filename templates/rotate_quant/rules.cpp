@@ -13,13 +13,8 @@ using namespace register_budget;
 
 /// Tried in order (register_budget.cpp has the measurements).
 const RegisterBudgetRule kRegisterBudget[] = {
-    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
-    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
-    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
-    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
-    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
-    {7, selectedAtRs256, "both paths of selective rotation at RS=256: 28 bytes spilled at 64"},
-    {8, always, "the target: 64 VGPRs, 8 waves per SIMD"},
+    kUnasked, kFp6TilesSelectedAtRs256, kFp6TilesSelectedOrLearnedRs256, kFp6AtRs256OrTiles,
+    kFp6,     kSelectedAtRs256,         kTarget,
 };
 
 const QuantizerFamily kQuantizer = {

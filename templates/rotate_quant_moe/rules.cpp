@@ -22,11 +22,11 @@ bool atRs256(const KernelSpec &spec, const KernelTiling &) { return spec.RS >= 2
 
 /// Tried in order (register_budget.cpp has the shared measurements).
 const RegisterBudgetRule kRegisterBudget[] = {
-    {0, staysBelow64Unasked, "below 64 VGPRs on its own"},
-    {4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"},
-    {5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"},
-    {6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"},
-    {7, isFp6, "fp6: the convert's two 16-VGPR source tuples"},
+    kUnasked,
+    kFp6TilesSelectedAtRs256,
+    kFp6TilesSelectedOrLearnedRs256,
+    kFp6AtRs256OrTiles,
+    kFp6,
     {6, atRs256, "the scatter at RS=256: stage 2's pass loop spilled 20 bytes at 72"},
     {7, always, "the scatter and the sorter's pointers: spills at 64"},
 };

@@ -63,22 +63,31 @@ int frontLdsBytes(const QuantizerFamily &family, const KernelSpec &spec,
                   const KernelTiling &tiling);
 
 /// Predicates the families' budgets share (register_budget.cpp says what
-/// each stands for).
+/// each stands for), and the rules made of them, each decided once: a
+/// family lists these and adds its own.
 namespace register_budget {
 /// 64 VGPRs are reached without asking: RS=256 Hadamard or learned, R
 /// through each wave's LDS, or AITER's A6W6 tiles hold many registers;
 /// every other kernel stays below 64 on its own.
 bool staysBelow64Unasked(const KernelSpec &spec, const KernelTiling &tiling);
 bool isFp6(const KernelSpec &spec, const KernelTiling &tiling);
-/// fp6 into A6W6 tiles, selected, at RS=256: 4 waves (128 VGPRs).
 bool fp6TilesSelectedAtRs256(const KernelSpec &spec, const KernelTiling &tiling);
-/// fp6 into A6W6 tiles, selected or RS=256 learned: 5 waves (96 VGPRs).
 bool fp6TilesSelectedOrLearnedRs256(const KernelSpec &spec, const KernelTiling &tiling);
-/// fp6 at RS=256 or into A6W6 tiles: 6 waves (80 VGPRs).
 bool fp6AtRs256OrTiles(const KernelSpec &spec, const KernelTiling &tiling);
-/// Selective rotation at RS=256: 7 waves (72 VGPRs).
 bool selectedAtRs256(const KernelSpec &spec, const KernelTiling &tiling);
 bool always(const KernelSpec &spec, const KernelTiling &tiling);
+
+inline constexpr RegisterBudgetRule kUnasked{0, staysBelow64Unasked, "below 64 VGPRs on its own"};
+inline constexpr RegisterBudgetRule kFp6TilesSelectedAtRs256{
+    4, fp6TilesSelectedAtRs256, "fp6 A6W6 tiles, selected, RS=256: 12 bytes spilled at 96"};
+inline constexpr RegisterBudgetRule kFp6TilesSelectedOrLearnedRs256{
+    5, fp6TilesSelectedOrLearnedRs256, "fp6 A6W6 tiles, selected or RS=256 learned"};
+inline constexpr RegisterBudgetRule kFp6AtRs256OrTiles{
+    6, fp6AtRs256OrTiles, "fp6 at RS=256 or into A6W6 tiles: spills at 72"};
+inline constexpr RegisterBudgetRule kFp6{7, isFp6, "fp6: the convert's two 16-VGPR source tuples"};
+inline constexpr RegisterBudgetRule kSelectedAtRs256{
+    7, selectedAtRs256, "both paths of selective rotation at RS=256: 28 bytes spilled at 64"};
+inline constexpr RegisterBudgetRule kTarget{8, always, "the target: 64 VGPRs, 8 waves per SIMD"};
 } // namespace register_budget
 
 } // namespace mxf
