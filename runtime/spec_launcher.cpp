@@ -9,19 +9,24 @@
 
 namespace mxf::runtime {
 
-Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides) {
-  auto it = strides.find(operand.name);
-  if (it == strides.end())
+Result<int64_t> rowStrideOf(const KernelOperand &operand, std::optional<int64_t> stride) {
+  if (!stride)
     return operand.rowElements();
   if (!operand.strided())
     return Result<int64_t>::failure(std::string("'") + operand.name +
                                     "' takes no row stride (its rows are dense)");
-  if (it->second < operand.rowElements() || it->second > std::numeric_limits<int32_t>::max())
+  if (*stride < operand.rowElements() || *stride > std::numeric_limits<int32_t>::max())
     return Result<int64_t>::failure(std::string("the row stride of '") + operand.name + "' is " +
-                                    std::to_string(it->second) + "; it must be at least " +
+                                    std::to_string(*stride) + "; it must be at least " +
                                     std::to_string(operand.rowElements()) +
                                     " (the row) and fit in an i32");
-  return it->second;
+  return *stride;
+}
+
+Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides) {
+  auto it = strides.find(operand.name);
+  return rowStrideOf(operand, it == strides.end() ? std::nullopt
+                                                  : std::optional<int64_t>(it->second));
 }
 
 LaunchConfig launchConfigFor(const LaunchRecord &record, int m) {
@@ -119,10 +124,8 @@ Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg>
   std::vector<int32_t> strideValues;
   for (size_t i = 0; i < atM.size(); ++i) {
     const KernelOperand &operand = atM[i];
-    RowStrides named;
-    if (!strides.empty() && strides[i])
-      named[operand.name] = *strides[i];
-    Result<int64_t> stride = rowStrideOf(operand, named);
+    Result<int64_t> stride =
+        rowStrideOf(operand, strides.empty() ? std::nullopt : strides[i]);
     if (!stride.ok())
       return stride.status();
     if (operand.strided())

@@ -63,6 +63,8 @@ struct SpecLaunchOptions {
 /// named; an error names a stride below the row, a stride on a dense operand,
 /// or one beyond the kernel's i32 argument.
 Result<int64_t> rowStrideOf(const KernelOperand &operand, const RowStrides &strides);
+/// The same for a stride given or not (none: the row length).
+Result<int64_t> rowStrideOf(const KernelOperand &operand, std::optional<int64_t> stride);
 
 /// Bytes operand `name` of `spec` spans for m rows with `strides`.
 Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &name,
