@@ -24,8 +24,10 @@
 #define MXFORGE_TESTS_E2E_E2E_TIER_H
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace mxf::e2e {
 
@@ -50,6 +52,27 @@ inline bool extraRuns(uint64_t seed, uint64_t salt, unsigned every) {
 
 /// "sample" or "full", for the cases' lines.
 inline const char *tierName() { return fullTier() ? "full" : "sample"; }
+
+/// The case's line for an extra the draw left out ("m = 256 (the bucket)").
+inline void reportLeftOut(const std::string &what) {
+  std::printf("[ sampled  ] %s left out by the %s tier's draw from the seed; "
+              "MXFORGE_E2E_TIER=full runs it\n",
+              what.c_str(), tierName());
+}
+
+/// Whether a case with forward, reverse and shuffled workgroup orders runs
+/// `order` ("forward", "reverse" or "shuffled"): forward always, then one of
+/// the other two drawn from the seed (all three in the full tier). Reports
+/// the one left out.
+inline bool workgroupOrderRuns(uint64_t seed, const char *order) {
+  if (fullTier() || std::strcmp(order, "forward") == 0)
+    return true;
+  const bool reverseRuns = extraRuns(seed, /*salt=*/2, 2);
+  if ((std::strcmp(order, "reverse") == 0) == reverseRuns)
+    return true;
+  reportLeftOut(std::string("the ") + order + " order");
+  return false;
+}
 
 } // namespace mxf::e2e
 

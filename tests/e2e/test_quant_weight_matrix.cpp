@@ -63,17 +63,9 @@ TEST_P(QuantWeightMatrix, MatchesReferenceInEveryWorkgroupOrder) {
                           {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
                           {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
   std::vector<uint8_t> firstQ, firstS;
-  // Forward always; the sample tier adds one of reverse and shuffled, drawn
-  // from the seed (e2e_tier.h), the full tier both.
-  const bool reverseRuns = extraRuns(seed, /*salt=*/2, 2);
   for (const Order &order : orders) {
-    if (!fullTier() && order.order != emu::WorkgroupOrder::Forward &&
-        (order.order == emu::WorkgroupOrder::Reverse) != reverseRuns) {
-      std::printf("[ sampled  ] the %s order left out by the %s tier's draw from the seed; "
-                  "MXFORGE_E2E_TIER=full runs it\n",
-                  order.name, tierName());
+    if (!workgroupOrderRuns(seed, order.name))
       continue;
-    }
     Result<WeightRun> run = launchWeights(code.value(), spec, inputs, order.order, seed, order.poison);
     ASSERT_TRUE(run.ok()) << printSpec(spec) << " (" << order.name << "): " << run.error();
     const std::vector<uint8_t> &q = run.value().launch.outputs.at("q");

@@ -85,9 +85,7 @@ TEST_P(RotateQuantGemmMatrix, MatchesReferenceBitForBitInEveryWorkgroupOrder) {
   const bool forwardRuns = extraRuns(seed, /*salt=*/3, 2);
   for (const Order &order : orders) {
     if (order.order == emu::WorkgroupOrder::Forward && !forwardRuns) {
-      std::printf("[ sampled  ] the forward order left out by the %s tier's draw from the seed; "
-                  "MXFORGE_E2E_TIER=full runs it\n",
-                  tierName());
+      reportLeftOut("the forward order");
       continue;
     }
     const auto start = std::chrono::steady_clock::now();

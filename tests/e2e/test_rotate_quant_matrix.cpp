@@ -46,9 +46,7 @@ void runPlan(runtime::Device &device, const LoadedKernel &kernel, RunContext con
   // The bucket-sized run is the expensive one; the sample tier runs it for
   // half the specs with a bucket above 16 (e2e_tier.h).
   if (spec.M > 16 && !extraRuns(context.seed, /*salt=*/1, 2)) {
-    std::printf("[ sampled  ] m = %d (the bucket) left out by the %s tier's draw from the seed; "
-                "MXFORGE_E2E_TIER=full runs it\n",
-                counts.back(), tierName());
+    reportLeftOut("m = " + std::to_string(counts.back()) + " (the bucket)");
     counts.pop_back();
   }
   RunInputs first;
