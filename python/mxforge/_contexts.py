@@ -90,6 +90,12 @@ def context(device="emu"):
         return found
 
 
+def current(device):
+    """The context of `device` if one exists, else None; no lock (a dict
+    read), for per-call checks."""
+    return _contexts.get(device)
+
+
 def existing():
     """The contexts created so far: {device: pointer}."""
     with _lock:

@@ -50,6 +50,11 @@ class PreparedOp:
                 raise errors.ArgumentError(
                     f"prepare(): {name} gives each call's rows; pass it to the call")
         self._fixed = dict(fixed)
+        # A call's operands: the function's required ones positionally, in
+        # its order (x, or x, topk_ids, topk_weights), less the fixed ones;
+        # the optional ones (r, expert_mask, ...) by keyword.
+        self._per_call = [name for name in family.inputs if name not in fixed and name != "seed"]
+        self._positional = [name for name in self._per_call if name not in family.optional]
         self._views = {name: _arrays.view(value, name, family.elements[name])
                        for name, value in fixed.items()}
         # Keys that default from an operand's shape: from the fixed ones now
@@ -120,17 +125,13 @@ class PreparedOp:
     def resident(self):
         # After a fork the child has a context of its own: the fixed operands
         # are then copied per call like any other.
-        if self._context is None or _contexts.existing().get(self.device) != self._context:
+        if self._context is None or _contexts.current(self.device) != self._context:
             return {}
         return self._resident
 
     def __call__(self, *arguments, out=None, seed=None, rotate=None, layer=None, **operands):
         family = self._family
-        # Positional: the function's required operands in its order (x, or
-        # x, topk_ids, topk_weights), less the fixed ones; the optional ones
-        # (r, expert_mask, ...) by keyword.
-        per_call = [name for name in family.inputs if name not in self._fixed and name != "seed"]
-        positional = [name for name in per_call if name not in family.optional]
+        per_call, positional = self._per_call, self._positional
         if len(arguments) > len(positional):
             raise errors.ArgumentTypeError(
                 f"{self.op} (prepared) takes {len(positional)} positional operands "
@@ -169,7 +170,7 @@ class PreparedOp:
         collection); the op cannot be called afterwards."""
         resident, self._resident = self._resident, {}
         context, self._context = self._context, None
-        if context is not None and _contexts.existing().get(self.device) == context:
+        if context is not None and _contexts.current(self.device) == context:
             library = _lib.lib()
             for pointer in resident.values():
                 library.mxf_free(context, pointer)
