@@ -15,8 +15,8 @@
 #include "numerics/packing.h"
 #include "numerics/quantize.h"
 #include "numerics/reference.h"
+#include "spec/kernel_name.h"
 
-#include <cctype>
 
 namespace mxf {
 namespace {
@@ -24,12 +24,6 @@ namespace {
 std::string str(int64_t value) { return std::to_string(value); }
 
 const char *fmtName(ElemFormat format) { return formatInfo(format).specName; }
-
-/// Appends `_<piece>`.
-void addPart(std::string &name, const std::string &piece) {
-  name += '_';
-  name += piece;
-}
 
 /// The scale matrix of `rows` rows of K channels in `layout`; shuffled rows
 /// are padded to `rowPadding` (256 dense/weights, 32 MoE-sorted).
@@ -275,46 +269,8 @@ int64_t moeBlocks(const KernelSpec &spec, int64_t rows) {
 }
 
 std::string kernelName(const KernelSpec &spec) {
-  // Canonical key order of docs/spec.md, so that the name reads like the
-  // spec text. Enum spellings are unambiguous in their position: no value
-  // of a key is a value of the next key with a suffix, which the unit test
-  // checks by comparing the names of a grid of specs.
   std::string name = std::string("mxf_") + kernelOpName(spec.op);
-  const bool gemmOrWeight =
-      spec.op == KernelOp::RotateQuantGemm || spec.op == KernelOp::QuantWeight;
-  addPart(name, "K" + str(spec.K));
-  if (gemmOrWeight)
-    addPart(name, "N" + str(spec.N));
-  addPart(name, "RS" + str(spec.RS));
-  addPart(name, rotationKindName(spec.rot));
-  if (spec.rconv == RotationConvention::XRt) // xr, the default, adds nothing
-    addPart(name, rotationConventionName(spec.rconv));
-  if (spec.select == RotationSelect::Flag) // off, the default, adds nothing
-    addPart(name, "selflag");
-  else if (spec.select == RotationSelect::Mask)
-    addPart(name, "selmask" + str(spec.layers));
-  if (spec.op != KernelOp::QuantWeight)
-    addPart(name, "M" + str(spec.M));
-  if (spec.op == KernelOp::RotateQuantMoe) {
-    addPart(name, "topk" + str(spec.topk));
-    addPart(name, "E" + str(spec.E));
-    addPart(name, "block" + str(spec.block));
-    addPart(name, "stage" + str(spec.stage));
-    addPart(name, "emask" + str(spec.emask));
-  }
-  addPart(name, fmtName(spec.fmt));
-  addPart(name, scaleRuleName(spec.scale));
-  addPart(name, roundingName(spec.round));
-  addPart(name, intermediateName(spec.inter));
-  addPart(name, scaleLayoutName(spec.layout));
-  if (gemmOrWeight)
-    addPart(name, weightLayoutName(spec.wlayout));
-  // arch is free text in a KernelSpec; keep the name a C identifier even for
-  // a spec validateSpec would reject.
-  std::string arch;
-  for (char c : spec.arch)
-    arch += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  addPart(name, arch);
+  appendKernelNameParts(name, spec);
   return name;
 }
 

@@ -7,6 +7,7 @@
 
 #include "spec/kernel_spec.h"
 
+#include "spec/key_table.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -56,12 +57,12 @@ std::optional<KernelOp> parseKernelOp(std::string_view name) {
 bool KernelSpec::operator==(const KernelSpec &other) const {
   // Every field, foreign ones included: validateSpec keeps those at their
   // defaults, so for valid specs this is equality of canonical texts.
-  return op == other.op && K == other.K && RS == other.RS && rot == other.rot &&
-         rconv == other.rconv && M == other.M &&
-         topk == other.topk && E == other.E && block == other.block && stage == other.stage &&
-         emask == other.emask && select == other.select && layers == other.layers && N == other.N &&
-         fmt == other.fmt && scale == other.scale && round == other.round && inter == other.inter &&
-         layout == other.layout && wlayout == other.wlayout && arch == other.arch;
+  if (op != other.op)
+    return false;
+  for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i)
+    if (!spec_detail::keyDeclaration(SpecKey(i)).sameValue(*this, other))
+      return false;
+  return true;
 }
 
 std::vector<std::string_view> allSpecKeys() {

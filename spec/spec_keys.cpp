@@ -7,16 +7,13 @@
 
 #include "spec/spec_keys.h"
 
+#include "spec/key_table.h"
+
 #include <cstdio>
 
 namespace mxf::spec_detail {
 namespace {
 
-const char *const kKeyNames[kNumSpecKeys] = {
-    "K",     "RS",    "rot",   "M",     "topk",  "E",      "block",   "stage", "emask",
-    "N",     "fmt",   "scale", "round", "inter", "layout", "wlayout", "arch", "rconv",
-    "select", "layers",
-};
 
 // Canonical key order per op (docs/spec.md). The printer writes exactly these
 // keys in this order; the parser accepts exactly these keys in any order.
@@ -77,12 +74,12 @@ const RotationSelect kAllRotationSelects[3] = {RotationSelect::Off, RotationSele
 
 const char *specKeyName(SpecKey key) {
   size_t index = static_cast<size_t>(key);
-  return index < kNumSpecKeys ? kKeyNames[index] : "?";
+  return index < kNumSpecKeys ? keyDeclaration(key).name : "?";
 }
 
 std::optional<SpecKey> parseSpecKey(std::string_view name) {
   for (size_t i = 0; i < kNumSpecKeys; ++i)
-    if (name == kKeyNames[i])
+    if (name == keyDeclaration(static_cast<SpecKey>(i)).name)
       return static_cast<SpecKey>(i);
   return std::nullopt;
 }
@@ -111,34 +108,22 @@ bool opHasKey(KernelOp op, SpecKey key) {
 bool keyApplies(const KernelSpec &spec, SpecKey key) {
   if (!opHasKey(spec.op, key))
     return false;
-  switch (key) {
-  case SpecKey::Rconv:
-    return isLearned(spec.rot);
-  case SpecKey::Select: // choosing between rotating or not needs a rotation
-    return spec.RS > 0;
-  case SpecKey::Layers:
-    return spec.select == RotationSelect::Mask;
-  default:
-    return true;
-  }
+  const KeyDeclaration &declaration = keyDeclaration(key);
+  return !declaration.applies || declaration.applies(spec);
 }
 
 bool keyPrinted(const KernelSpec &spec, SpecKey key) {
-  if (key == SpecKey::Select && spec.select == RotationSelect::Off)
+  static const KernelSpec kDefaults;
+  const KeyDeclaration &declaration = keyDeclaration(key);
+  if (declaration.omittedAtDefault && declaration.sameValue(spec, kDefaults))
     return false;
   return keyApplies(spec, key);
 }
 
 std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key) {
-  if (key == SpecKey::Rconv)
-    return std::string("rconv applies only to rot=learned or learned_per_block (rot=") +
-           rotationKindName(spec.rot) + " takes no matrix)";
-  if (key == SpecKey::Select)
-    return "select applies only to a rotating spec (RS > 0): with RS=0 there is no rotation to "
-           "switch off";
-  if (key == SpecKey::Layers)
-    return std::string("layers applies only to select=mask (the length of layer_mask); select=") +
-           rotationSelectName(spec.select) + " reads no mask";
+  const KeyDeclaration &declaration = keyDeclaration(key);
+  if (declaration.whyNotApplicable)
+    return declaration.whyNotApplicable(spec);
   return std::string("key '") + specKeyName(key) + "' does not apply to this spec";
 }
 
@@ -156,51 +141,19 @@ bool isRequiredKey(KernelOp op, SpecKey key) {
   }
 }
 
-bool isNumericKey(SpecKey key) {
-  switch (key) {
-  case SpecKey::K:
-  case SpecKey::RS:
-  case SpecKey::M:
-  case SpecKey::Topk:
-  case SpecKey::E:
-  case SpecKey::Block:
-  case SpecKey::Stage:
-  case SpecKey::Emask:
-  case SpecKey::Layers:
-  case SpecKey::N:
-    return true;
-  default:
-    return false;
-  }
-}
+bool isNumericKey(SpecKey key) { return keyDeclaration(key).kind == KeyValueKind::Number; }
 
 std::string joinedKeys(KernelOp op) { return joinKeyList(opKeys(op), false, op); }
 std::string joinedRequiredKeys(KernelOp op) { return joinKeyList(opKeys(op), true, op); }
 std::string joinedOps() { return joinNames(kAllKernelOps, kernelOpName); }
 
 std::string joinedValues(SpecKey key) {
-  switch (key) {
-  case SpecKey::Rot:
-    return joinNames(kAllRotationKinds, rotationKindName);
-  case SpecKey::Fmt:
-    return joinNames(kAllElemFormats, [](ElemFormat f) { return formatInfo(f).specName; });
-  case SpecKey::Scale:
-    return joinNames(kAllScaleRules, scaleRuleName);
-  case SpecKey::Round:
-    return joinNames(kAllRoundings, roundingName);
-  case SpecKey::Rconv:
-    return joinNames(kAllRotationConventions, rotationConventionName);
-  case SpecKey::Inter:
-    return joinNames(kAllIntermediates, intermediateName);
-  case SpecKey::Layout:
-    return joinNames(kAllScaleLayouts, scaleLayoutName);
-  case SpecKey::Wlayout:
-    return joinNames(kAllWeightLayouts, weightLayoutName);
-  case SpecKey::Select:
-    return joinNames(kAllRotationSelects, rotationSelectName);
-  default:
-    return std::string();
-  }
+  const KeyDeclaration &declaration = keyDeclaration(key);
+  return declaration.spellings ? declaration.spellings() : std::string();
+}
+
+void appendSpecValue(std::string &out, const KernelSpec &spec, SpecKey key) {
+  keyDeclaration(key).appendValue(out, spec);
 }
 
 std::string escaped(std::string_view text) {

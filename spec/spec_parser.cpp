@@ -11,6 +11,7 @@
 
 #include "spec/kernel_spec.h"
 
+#include "spec/key_table.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -40,11 +41,6 @@ std::string_view trim(std::string_view text) {
 }
 
 Status fail(std::string message) { return Status::failure(std::move(message)); }
-
-/// "key=value" with the value escaped for the message.
-std::string keyValue(SpecKey key, std::string_view value) {
-  return std::string(specKeyName(key)) + "=" + escaped(value);
-}
 
 /// Whitespace inside a spec is an error rather than something to skip, so
 /// that a spec has exactly one spelling per meaning. Names the op or item that
@@ -91,81 +87,6 @@ std::string valueHint(SpecKey key) {
   if (key == SpecKey::Arch)
     return "gfx950";
   return "one of " + spec_detail::joinedValues(key);
-}
-
-/// Decimal digits only, at most kMaxSpecNumberDigits of them, so the value
-/// fits an int without overflow checks. Range checks are validateSpec's.
-Status parseNumber(SpecKey key, std::string_view value, int &out) {
-  for (char c : value)
-    if (c < '0' || c > '9')
-      return fail(keyValue(key, value) + ": " + specKeyName(key) +
-                  " must be a decimal number (digits 0-9 only, no sign)");
-  if (value.size() > kMaxSpecNumberDigits)
-    return fail(keyValue(key, value) + ": " + specKeyName(key) + " has " +
-                std::to_string(value.size()) + " digits; at most " +
-                std::to_string(kMaxSpecNumberDigits) + " are accepted");
-  int number = 0;
-  for (char c : value)
-    number = number * 10 + (c - '0');
-  out = number;
-  return Status::success();
-}
-
-template <typename Enum>
-Status setEnum(SpecKey key, std::string_view value, std::optional<Enum> parsed, Enum &out) {
-  if (!parsed)
-    return fail(keyValue(key, value) + ": " + specKeyName(key) + " must be one of " +
-                spec_detail::joinedValues(key));
-  out = *parsed;
-  return Status::success();
-}
-
-Status applyValue(KernelSpec &spec, SpecKey key, std::string_view value) {
-  switch (key) {
-  case SpecKey::K:
-    return parseNumber(key, value, spec.K);
-  case SpecKey::RS:
-    return parseNumber(key, value, spec.RS);
-  case SpecKey::M:
-    return parseNumber(key, value, spec.M);
-  case SpecKey::Topk:
-    return parseNumber(key, value, spec.topk);
-  case SpecKey::E:
-    return parseNumber(key, value, spec.E);
-  case SpecKey::Block:
-    return parseNumber(key, value, spec.block);
-  case SpecKey::Stage:
-    return parseNumber(key, value, spec.stage);
-  case SpecKey::Emask:
-    return parseNumber(key, value, spec.emask);
-  case SpecKey::N:
-    return parseNumber(key, value, spec.N);
-  case SpecKey::Rot:
-    return setEnum(key, value, parseRotationKind(value), spec.rot);
-  case SpecKey::Fmt:
-    return setEnum(key, value, parseElemFormat(value), spec.fmt);
-  case SpecKey::Scale:
-    return setEnum(key, value, parseScaleRule(value), spec.scale);
-  case SpecKey::Round:
-    return setEnum(key, value, parseRounding(value), spec.round);
-  case SpecKey::Rconv:
-    return setEnum(key, value, parseRotationConvention(value), spec.rconv);
-  case SpecKey::Inter:
-    return setEnum(key, value, parseIntermediate(value), spec.inter);
-  case SpecKey::Layout:
-    return setEnum(key, value, parseScaleLayout(value), spec.layout);
-  case SpecKey::Wlayout:
-    return setEnum(key, value, parseWeightLayout(value), spec.wlayout);
-  case SpecKey::Select:
-    return setEnum(key, value, parseRotationSelect(value), spec.select);
-  case SpecKey::Layers:
-    return parseNumber(key, value, spec.layers);
-  case SpecKey::Arch:
-    // Any text is kept here; validateSpec says which archs exist.
-    spec.arch.assign(value.data(), value.size());
-    return Status::success();
-  }
-  return fail("internal error: unhandled key");
 }
 
 /// The op's defaults that depend on other keys or on the op.
@@ -245,7 +166,7 @@ Result<KernelSpec> parseSpec(std::string_view text) {
     if (value.empty())
       return fail("empty value in " + quoted(item) + ": " + specKeyName(*key) + " must be " +
                   valueHint(*key));
-    if (Status s = applyValue(spec, *key, value); !s.ok())
+    if (Status s = spec_detail::keyDeclaration(*key).parseValue(spec, value); !s.ok())
       return s;
 
     previous = item;

@@ -12,96 +12,11 @@
 #include "spec/spec_keys.h"
 
 #include <algorithm>
-#include <charconv>
 #include <vector>
 
 namespace mxf {
-namespace {
 
 using spec_detail::SpecKey;
-
-void appendInt(std::string &out, int value) {
-  char digits[16];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), value);
-  (void)ec; // 16 bytes hold any int
-  out.append(digits, end);
-}
-
-// formatInfo() and scaleRuleName() promise nothing for a value outside their
-// enum (a spec built in code may hold one); only call them on a real value.
-const char *formatSpelling(ElemFormat fmt) {
-  for (ElemFormat known : kAllElemFormats)
-    if (known == fmt)
-      return formatInfo(fmt).specName;
-  return "?";
-}
-const char *scaleSpelling(ScaleRule rule) {
-  for (ScaleRule known : kAllScaleRules)
-    if (known == rule)
-      return scaleRuleName(rule);
-  return "?";
-}
-
-} // namespace
-
-namespace spec_detail {
-
-void appendSpecValue(std::string &out, const KernelSpec &spec, SpecKey key) {
-  switch (key) {
-  case SpecKey::K:
-    return appendInt(out, spec.K);
-  case SpecKey::RS:
-    return appendInt(out, spec.RS);
-  case SpecKey::Rot:
-    out += rotationKindName(spec.rot);
-    return;
-  case SpecKey::M:
-    return appendInt(out, spec.M);
-  case SpecKey::Topk:
-    return appendInt(out, spec.topk);
-  case SpecKey::E:
-    return appendInt(out, spec.E);
-  case SpecKey::Block:
-    return appendInt(out, spec.block);
-  case SpecKey::Stage:
-    return appendInt(out, spec.stage);
-  case SpecKey::Emask:
-    return appendInt(out, spec.emask);
-  case SpecKey::N:
-    return appendInt(out, spec.N);
-  case SpecKey::Fmt:
-    out += formatSpelling(spec.fmt);
-    return;
-  case SpecKey::Scale:
-    out += scaleSpelling(spec.scale);
-    return;
-  case SpecKey::Round:
-    out += roundingName(spec.round);
-    return;
-  case SpecKey::Rconv:
-    out += rotationConventionName(spec.rconv);
-    return;
-  case SpecKey::Inter:
-    out += intermediateName(spec.inter);
-    return;
-  case SpecKey::Layout:
-    out += scaleLayoutName(spec.layout);
-    return;
-  case SpecKey::Wlayout:
-    out += weightLayoutName(spec.wlayout);
-    return;
-  case SpecKey::Arch:
-    out += spec.arch;
-    return;
-  case SpecKey::Select:
-    out += rotationSelectName(spec.select);
-    return;
-  case SpecKey::Layers:
-    return appendInt(out, spec.layers);
-  }
-}
-
-} // namespace spec_detail
 
 std::string printSpec(const KernelSpec &spec) {
   std::string out;

@@ -11,6 +11,7 @@
 #include "spec/buckets.h"
 #include "spec/kernel_spec.h"
 
+#include "spec/key_table.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -78,24 +79,11 @@ Status checkEnumRanges(const KernelSpec &spec) {
                            spec_detail::specKeyName(key) + "; " + spec_detail::specKeyName(key) +
                            " must be one of " + spec_detail::joinedValues(key));
   };
-  if (!isOneOf(spec_detail::kAllRotationKinds, spec.rot))
-    return bad(SpecKey::Rot, static_cast<unsigned>(spec.rot));
-  if (!isOneOf(kAllElemFormats, spec.fmt))
-    return bad(SpecKey::Fmt, static_cast<unsigned>(spec.fmt));
-  if (!isOneOf(kAllScaleRules, spec.scale))
-    return bad(SpecKey::Scale, static_cast<unsigned>(spec.scale));
-  if (!isOneOf(spec_detail::kAllRoundings, spec.round))
-    return bad(SpecKey::Round, static_cast<unsigned>(spec.round));
-  if (!isOneOf(spec_detail::kAllRotationConventions, spec.rconv))
-    return bad(SpecKey::Rconv, static_cast<unsigned>(spec.rconv));
-  if (!isOneOf(spec_detail::kAllIntermediates, spec.inter))
-    return bad(SpecKey::Inter, static_cast<unsigned>(spec.inter));
-  if (!isOneOf(spec_detail::kAllScaleLayouts, spec.layout))
-    return bad(SpecKey::Layout, static_cast<unsigned>(spec.layout));
-  if (!isOneOf(spec_detail::kAllWeightLayouts, spec.wlayout))
-    return bad(SpecKey::Wlayout, static_cast<unsigned>(spec.wlayout));
-  if (!isOneOf(spec_detail::kAllRotationSelects, spec.select))
-    return bad(SpecKey::Select, static_cast<unsigned>(spec.select));
+  for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i) {
+    const spec_detail::KeyDeclaration &key = spec_detail::keyDeclaration(SpecKey(i));
+    if (key.holdsEnumValue && !key.holdsEnumValue(spec))
+      return bad(key.key, key.enumCode(spec));
+  }
   return Status::success();
 }
 
@@ -229,52 +217,6 @@ Status checkFormatAndLayouts(const KernelSpec &spec) {
   return Status::success();
 }
 
-bool sameField(const KernelSpec &a, const KernelSpec &b, SpecKey key) {
-  switch (key) {
-  case SpecKey::K:
-    return a.K == b.K;
-  case SpecKey::RS:
-    return a.RS == b.RS;
-  case SpecKey::Rot:
-    return a.rot == b.rot;
-  case SpecKey::M:
-    return a.M == b.M;
-  case SpecKey::Topk:
-    return a.topk == b.topk;
-  case SpecKey::E:
-    return a.E == b.E;
-  case SpecKey::Block:
-    return a.block == b.block;
-  case SpecKey::Stage:
-    return a.stage == b.stage;
-  case SpecKey::Emask:
-    return a.emask == b.emask;
-  case SpecKey::N:
-    return a.N == b.N;
-  case SpecKey::Fmt:
-    return a.fmt == b.fmt;
-  case SpecKey::Scale:
-    return a.scale == b.scale;
-  case SpecKey::Round:
-    return a.round == b.round;
-  case SpecKey::Rconv:
-    return a.rconv == b.rconv;
-  case SpecKey::Inter:
-    return a.inter == b.inter;
-  case SpecKey::Layout:
-    return a.layout == b.layout;
-  case SpecKey::Wlayout:
-    return a.wlayout == b.wlayout;
-  case SpecKey::Arch:
-    return a.arch == b.arch;
-  case SpecKey::Select:
-    return a.select == b.select;
-  case SpecKey::Layers:
-    return a.layers == b.layers;
-  }
-  return false;
-}
-
 /// A field whose key is not part of the spec's text (the op has no such key,
 /// or it does not apply, as rconv without a learned rotation) must keep its
 /// KernelSpec default: printSpec does not write it, so any other value would
@@ -283,7 +225,7 @@ Status checkForeignFields(const KernelSpec &spec) {
   static const KernelSpec kDefaults;
   for (size_t i = 0; i < spec_detail::kNumSpecKeys; ++i) {
     SpecKey key = static_cast<SpecKey>(i);
-    if (spec_detail::keyApplies(spec, key) || sameField(spec, kDefaults, key))
+    if (spec_detail::keyApplies(spec, key) || spec_detail::keyDeclaration(key).sameValue(spec, kDefaults))
       continue;
     std::string fallback;
     spec_detail::appendSpecValue(fallback, kDefaults, key);
