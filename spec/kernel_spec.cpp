@@ -8,6 +8,7 @@
 #include "spec/kernel_spec.h"
 
 #include "spec/key_table.h"
+#include "spec/op_declaration.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -15,17 +16,8 @@ namespace mxf {
 using spec_detail::SpecKey;
 
 const char *kernelOpName(KernelOp op) {
-  switch (op) {
-  case KernelOp::RotateQuant:
-    return "rotate_quant";
-  case KernelOp::RotateQuantMoe:
-    return "rotate_quant_moe";
-  case KernelOp::RotateQuantGemm:
-    return "rotate_quant_gemm";
-  case KernelOp::QuantWeight:
-    return "quant_weight";
-  }
-  return "?";
+  const OpDeclaration *declaration = opDeclaration(op);
+  return declaration ? declaration->name : "?";
 }
 
 const char *rotationSelectName(RotationSelect select) {

@@ -8,30 +8,13 @@
 #include "spec/spec_keys.h"
 
 #include "spec/key_table.h"
+#include "spec/op_declaration.h"
 
 #include <cstdio>
 
 namespace mxf::spec_detail {
 namespace {
 
-
-// Canonical key order per op (docs/spec.md). The printer writes exactly these
-// keys in this order; the parser accepts exactly these keys in any order.
-using SK = SpecKey;
-const SpecKey kRotateQuantKeys[] = {SK::K,     SK::RS,     SK::Rot,    SK::Rconv, SK::Select,
-                                    SK::Layers, SK::M,      SK::Fmt,    SK::Scale, SK::Round,
-                                    SK::Inter,  SK::Layout, SK::Arch};
-const SpecKey kRotateQuantMoeKeys[] = {SK::K,     SK::RS,    SK::Rot,    SK::Rconv, SK::M,     SK::Topk,
-                                       SK::E,     SK::Block, SK::Stage,  SK::Emask, SK::Fmt,
-                                       SK::Scale, SK::Round, SK::Inter,  SK::Layout, SK::Arch};
-const SpecKey kRotateQuantGemmKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot, SK::Rconv,
-                                        SK::M,     SK::Fmt,    SK::Scale,   SK::Round,
-                                        SK::Inter, SK::Layout, SK::Wlayout, SK::Arch};
-const SpecKey kQuantWeightKeys[] = {SK::K,      SK::N,       SK::RS,    SK::Rot, SK::Rconv,
-                                    SK::Fmt,    SK::Scale,   SK::Round, SK::Inter,
-                                    SK::Layout, SK::Wlayout, SK::Arch};
-
-template <size_t Count> KeyList listOf(const SpecKey (&keys)[Count]) { return {keys, Count}; }
 
 template <typename Enum, size_t Count, typename NameFn>
 std::string joinNames(const Enum (&values)[Count], NameFn name) {
@@ -85,17 +68,8 @@ std::optional<SpecKey> parseSpecKey(std::string_view name) {
 }
 
 KeyList opKeys(KernelOp op) {
-  switch (op) {
-  case KernelOp::RotateQuant:
-    return listOf(kRotateQuantKeys);
-  case KernelOp::RotateQuantMoe:
-    return listOf(kRotateQuantMoeKeys);
-  case KernelOp::RotateQuantGemm:
-    return listOf(kRotateQuantGemmKeys);
-  case KernelOp::QuantWeight:
-    return listOf(kQuantWeightKeys);
-  }
-  return {};
+  const OpDeclaration *declaration = opDeclaration(op);
+  return declaration ? declaration->keys : KeyList{};
 }
 
 bool opHasKey(KernelOp op, SpecKey key) {
@@ -128,17 +102,13 @@ std::string inapplicableKeyReason(const KernelSpec &spec, SpecKey key) {
 }
 
 bool isRequiredKey(KernelOp op, SpecKey key) {
-  switch (key) {
-  case SpecKey::K:
-    return true;
-  case SpecKey::N:
-    return op == KernelOp::RotateQuantGemm || op == KernelOp::QuantWeight;
-  case SpecKey::Topk:
-  case SpecKey::E:
-    return op == KernelOp::RotateQuantMoe;
-  default:
+  const OpDeclaration *declaration = opDeclaration(op);
+  if (!declaration)
     return false;
-  }
+  for (SpecKey required : declaration->required)
+    if (required == key)
+      return true;
+  return false;
 }
 
 bool isNumericKey(SpecKey key) { return keyDeclaration(key).kind == KeyValueKind::Number; }

@@ -12,6 +12,7 @@
 #include "spec/kernel_spec.h"
 
 #include "spec/key_table.h"
+#include "spec/op_declaration.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -93,9 +94,8 @@ std::string valueHint(SpecKey key) {
 void fillDefaults(KernelSpec &spec, const bool (&seen)[kNumSpecKeys]) {
   if (!seen[static_cast<size_t>(SpecKey::Rot)])
     spec.rot = spec.RS == 0 ? RotationKind::None : RotationKind::Hadamard;
-  // The MoE kernel feeds gemm_a4w4 directly, whose scales are shuffled.
-  if (spec.op == KernelOp::RotateQuantMoe && !seen[static_cast<size_t>(SpecKey::Layout)])
-    spec.layout = ScaleLayout::A4W4Shuffle;
+  if (const OpDeclaration *op = opDeclaration(spec.op); op->fillDefaults)
+    op->fillDefaults(spec, seen);
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "spec/kernel_spec.h"
 
 #include "spec/key_table.h"
+#include "spec/op_declaration.h"
 #include "spec/spec_keys.h"
 
 namespace mxf {
@@ -22,38 +23,11 @@ using spec_detail::SpecKey;
 // The bounds of docs/spec.md.
 constexpr int kMinK = 32, kMaxK = 65536, kKMultiple = 32;
 constexpr int kValidRS[] = {0, 32, 64, 128, 256};
-constexpr int kMinE = 1, kMaxE = 1024;
-// AITER's sorters are tested at block 16, 32, 64, 80 and 128; 80 is left
-// out: it is no multiple of the 16-row MFMA tile or of the 32-row groups of
-// the sorted-scale shuffle, so its blocks would straddle both.
-constexpr int kValidBlock[] = {16, 32, 64, 128};
-constexpr int kValidStage[] = {1, 2};
-constexpr int kValidEmask[] = {0, 1};
 constexpr int kMinN = 16, kMaxN = 1048576, kNMultiple = 16;
 // Preshuffle16x16 tiles K in 64-element steps (32 bytes of fp4 per lane row).
 constexpr int kPreshuffleKMultiple = 64;
 // W6A16 tiles are 16 rows x 128 K (four scale blocks per lane group).
 constexpr int kW6A16KMultiple = 128;
-
-template <typename T, size_t Count> bool isOneOf(const T (&values)[Count], T value) {
-  for (const T &candidate : values)
-    if (candidate == value)
-      return true;
-  return false;
-}
-
-std::string joinInts(const int *values, size_t count) {
-  std::string out;
-  for (size_t i = 0; i < count; ++i) {
-    if (i)
-      out += ", ";
-    out += std::to_string(values[i]);
-  }
-  return out;
-}
-template <size_t Count> std::string joinInts(const int (&values)[Count]) {
-  return joinInts(values, Count);
-}
 
 /// "key=value" as printSpec would write it (arch escaped: it is free text).
 std::string keyValue(const KernelSpec &spec, SpecKey key) {
@@ -66,9 +40,6 @@ std::string keyValue(const KernelSpec &spec, SpecKey key) {
   return out;
 }
 
-Status fail(const KernelSpec &spec, SpecKey key, const std::string &what) {
-  return Status::failure(keyValue(spec, key) + ": " + what);
-}
 
 /// Enum fields of a spec built in code may hold any byte; reject those before
 /// anything else looks at them.
@@ -89,128 +60,86 @@ Status checkEnumRanges(const KernelSpec &spec) {
 
 Status checkShapesAndRotation(const KernelSpec &spec) {
   if (spec.K < kMinK || spec.K > kMaxK || spec.K % kKMultiple != 0)
-    return fail(spec, SpecKey::K,
+    return specKeyFailure(spec, SpecKey::K,
                 "K must be a multiple of 32 in " + std::to_string(kMinK) + ".." +
                     std::to_string(kMaxK));
   if (!isOneOf(kValidRS, spec.RS))
-    return fail(spec, SpecKey::RS, "RS must be one of " + joinInts(kValidRS));
+    return specKeyFailure(spec, SpecKey::RS, "RS must be one of " + joinedNumbers(kValidRS));
   if (spec.RS == 0 && spec.rot != RotationKind::None)
-    return fail(spec, SpecKey::Rot,
+    return specKeyFailure(spec, SpecKey::Rot,
                 "RS=0 (no rotation) requires rot=none; set RS to 32, 64, 128 or 256 to rotate");
   if (spec.RS > 0 && spec.rot == RotationKind::None)
-    return fail(spec, SpecKey::Rot,
+    return specKeyFailure(spec, SpecKey::Rot,
                 "RS=" + std::to_string(spec.RS) +
                     " needs a rotation: rot must be one of hadamard, hadamard_butterfly, "
                     "learned, learned_per_block (or set RS=0 for no rotation)");
   if (spec.RS > 0 && spec.K % spec.RS != 0)
-    return fail(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
+    return specKeyFailure(spec, SpecKey::K, "K must be a multiple of RS=" + std::to_string(spec.RS));
   if (spec_detail::opHasKey(spec.op, SpecKey::M) && !isOneOf(kMBuckets, spec.M))
-    return fail(spec, SpecKey::M, "M must be one of " + joinInts(kMBuckets));
+    return specKeyFailure(spec, SpecKey::M, "M must be one of " + joinedNumbers(kMBuckets));
   return Status::success();
 }
 
-constexpr int kMaxTopk = 127;
 // A mask longer than any model's layer count is a typo; the bound keeps the
 // mask operand's bytes small.
 constexpr int kMaxLayers = 65536;
 
 Status checkSelection(const KernelSpec &spec) {
   if (spec.select == RotationSelect::Mask && (spec.layers < 1 || spec.layers > kMaxLayers))
-    return fail(spec, SpecKey::Layers,
+    return specKeyFailure(spec, SpecKey::Layers,
                 "select=mask needs layers=N, the length of layer_mask (the model's layer "
                 "count), in 1.." + std::to_string(kMaxLayers));
   return Status::success();
 }
 
-Status checkMoe(const KernelSpec &spec) {
-  if (spec.E < kMinE || spec.E > kMaxE)
-    return fail(spec, SpecKey::E,
-                "E must be in " + std::to_string(kMinE) + ".." + std::to_string(kMaxE));
-  if (spec.topk < 1)
-    return fail(spec, SpecKey::Topk, "topk must be in 1..E (E=" + std::to_string(spec.E) + ")");
-  if (spec.topk > spec.E)
-    return Status::failure("topk=" + std::to_string(spec.topk) +
-                           " must be <= E=" + std::to_string(spec.E));
-  // Sorted ids pack (slot << 24) | token into an int32: slots need 7 bits.
-  if (spec.topk > kMaxTopk)
-    return fail(spec, SpecKey::Topk,
-                "topk must be <= " + std::to_string(kMaxTopk) +
-                    " (sorted ids store the slot in bits 24..30)");
-  if (!isOneOf(kValidBlock, spec.block))
-    return fail(spec, SpecKey::Block, "block must be one of " + joinInts(kValidBlock));
-  if (!isOneOf(kValidStage, spec.stage))
-    return fail(spec, SpecKey::Stage,
-                "stage must be 1 (x [M, K], one row per token) or 2 (x [M, topk, K], one row "
-                "per routed (token, slot))");
-  if (!isOneOf(kValidEmask, spec.emask))
-    return fail(spec, SpecKey::Emask,
-                "emask must be 0 (every expert is local) or 1 (the kernel takes "
-                "expert_mask [E])");
-  return Status::success();
-}
-
 Status checkGemmShapes(const KernelSpec &spec) {
   if (spec.N < kMinN || spec.N > kMaxN || spec.N % kNMultiple != 0)
-    return fail(spec, SpecKey::N,
+    return specKeyFailure(spec, SpecKey::N,
                 "N must be a multiple of 16 in " + std::to_string(kMinN) + ".." +
                     std::to_string(kMaxN));
   return Status::success();
 }
 
 Status checkFormatAndLayouts(const KernelSpec &spec) {
-  const char *op = kernelOpName(spec.op);
-  // rotate_quant_gemm: fp4 is A4W4, fp6_e2m3 the W6A16 GEMM (bf16
-  // activations, MXFP6 weights); quant_weight makes the weights of both.
-  if ((spec.op == KernelOp::RotateQuantGemm || spec.op == KernelOp::QuantWeight) &&
-      spec.fmt != ElemFormat::E2M1 && spec.fmt != ElemFormat::E2M3)
-    return fail(spec, SpecKey::Fmt,
-                std::string(op) + " supports fmt=fp4 or fmt=fp6_e2m3" +
-                    (spec.op == KernelOp::RotateQuantGemm
-                         ? " (fp4: A4W4; fp6_e2m3: W6A16, bf16 activations x MXFP6 weights)"
-                         : ""));
   // AITER A6W6's element rounding is defined on E2M3's level grid only.
   if (spec.round == Rounding::Rna && spec.fmt != ElemFormat::E2M3)
-    return fail(spec, SpecKey::Round,
+    return specKeyFailure(spec, SpecKey::Round,
                 "round=rna (AITER A6W6's half away from zero) requires fmt=fp6_e2m3 (got fmt=" +
                     std::string(formatInfo(spec.fmt).specName) + "); use round=rne or sr");
   if (spec.layout == ScaleLayout::A6W6Tiles) {
     // AITER's A6W6 operand tiles hold 6-bit codes and their scales; the
-    // kernel writes both (codes dense, no row stride), so only rotate_quant,
-    // whose codes have no layout key of their own.
-    if (spec.op != KernelOp::RotateQuant)
-      return fail(spec, SpecKey::Layout,
+    // kernel writes both (codes dense, no row stride), so only an op whose
+    // codes have no layout key of their own.
+    if (!opDeclaration(spec.op)->writesA6W6Tiles)
+      return specKeyFailure(spec, SpecKey::Layout,
                   std::string("mxfp6_c0c1_256_padk2 (AITER's A6W6 operand tiles) is written by "
                               "rotate_quant only, not ") +
-                      op + "; use layout=plain or a4w4_shuffle");
+                      kernelOpName(spec.op) + "; use layout=plain or a4w4_shuffle");
     if (formatInfo(spec.fmt).bits != 6)
-      return fail(spec, SpecKey::Layout,
+      return specKeyFailure(spec, SpecKey::Layout,
                   "mxfp6_c0c1_256_padk2 holds 6-bit codes: it requires fmt=fp6_e2m3 or "
                   "fp6_e3m2 (got fmt=" +
                       std::string(formatInfo(spec.fmt).specName) + "); use layout=plain");
   }
   if (spec.wlayout == WeightLayout::Preshuffle16x16) {
     if (spec.fmt != ElemFormat::E2M1)
-      return fail(spec, SpecKey::Wlayout,
+      return specKeyFailure(spec, SpecKey::Wlayout,
                   "preshuffle_16x16 requires fmt=fp4 (got fmt=" +
                       std::string(formatInfo(spec.fmt).specName) + "); use wlayout=plain");
     if (spec.K % kPreshuffleKMultiple != 0)
-      return fail(spec, SpecKey::Wlayout,
+      return specKeyFailure(spec, SpecKey::Wlayout,
                   "preshuffle_16x16 requires K to be a multiple of 64 (got K=" +
                       std::to_string(spec.K) + "); use wlayout=plain");
   }
   if (spec.wlayout == WeightLayout::W6A16Tile16x128) {
-    // quant_weight writes these tiles and the W6A16 GEMM reads them.
-    if (spec.op != KernelOp::QuantWeight && spec.op != KernelOp::RotateQuantGemm)
-      return fail(spec, SpecKey::Wlayout,
-                  std::string("w6a16_16x128 is a layout of weights (quant_weight's output, "
-                              "rotate_quant_gemm's input), not of ") +
-                      op + "'s codes; use wlayout=plain");
+    // quant_weight writes these tiles and the W6A16 GEMM reads them; only
+    // they have the key (checkForeignFields refuses it elsewhere).
     if (spec.fmt != ElemFormat::E2M3)
-      return fail(spec, SpecKey::Wlayout,
+      return specKeyFailure(spec, SpecKey::Wlayout,
                   "w6a16_16x128 requires fmt=fp6_e2m3 (got fmt=" +
                       std::string(formatInfo(spec.fmt).specName) + "); use wlayout=plain");
     if (spec.K % kW6A16KMultiple != 0)
-      return fail(spec, SpecKey::Wlayout,
+      return specKeyFailure(spec, SpecKey::Wlayout,
                   "w6a16_16x128 requires K to be a multiple of 128 (got K=" +
                       std::to_string(spec.K) + "); use wlayout=plain");
   }
@@ -230,9 +159,9 @@ Status checkForeignFields(const KernelSpec &spec) {
     std::string fallback;
     spec_detail::appendSpecValue(fallback, kDefaults, key);
     if (spec_detail::opHasKey(spec.op, key))
-      return fail(spec, key,
+      return specKeyFailure(spec, key,
                   spec_detail::inapplicableKeyReason(spec, key) + "; leave it at " + fallback);
-    return fail(spec, key,
+    return specKeyFailure(spec, key,
                 std::string("key '") + spec_detail::specKeyName(key) + "' does not belong to " +
                     kernelOpName(spec.op) + " (its keys: " + spec_detail::joinedKeys(spec.op) +
                     "); leave it at its default " + fallback);
@@ -242,8 +171,22 @@ Status checkForeignFields(const KernelSpec &spec) {
 
 } // namespace
 
+Status specKeyFailure(const KernelSpec &spec, SpecKey key, const std::string &what) {
+  return Status::failure(keyValue(spec, key) + ": " + what);
+}
+
+std::string joinedNumbers(const int *values, size_t count) {
+  std::string out;
+  for (size_t i = 0; i < count; ++i) {
+    if (i)
+      out += ", ";
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+
 Status validateSpec(const KernelSpec &spec) {
-  if (spec_detail::opKeys(spec.op).size() == 0)
+  if (!opDeclaration(spec.op))
     return Status::failure("op=?: enum code " + std::to_string(static_cast<unsigned>(spec.op)) +
                            " is not an op; op must be one of " + spec_detail::joinedOps());
   if (Status s = checkEnumRanges(spec); !s.ok())
@@ -252,18 +195,18 @@ Status validateSpec(const KernelSpec &spec) {
     return s;
   if (Status s = checkShapesAndRotation(spec); !s.ok())
     return s;
-  if (spec.op == KernelOp::RotateQuantMoe)
-    if (Status s = checkMoe(spec); !s.ok())
-      return s;
   if (spec_detail::opHasKey(spec.op, SpecKey::N))
     if (Status s = checkGemmShapes(spec); !s.ok())
+      return s;
+  if (const OpDeclaration *op = opDeclaration(spec.op); op->validate)
+    if (Status s = op->validate(spec); !s.ok())
       return s;
   if (Status s = checkFormatAndLayouts(spec); !s.ok())
     return s;
   if (Status s = checkSelection(spec); !s.ok())
     return s;
   if (spec.arch != "gfx950")
-    return fail(spec, SpecKey::Arch, "arch must be gfx950");
+    return specKeyFailure(spec, SpecKey::Arch, "arch must be gfx950");
   return Status::success();
 }
 

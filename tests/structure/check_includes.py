@@ -41,6 +41,11 @@ ALLOWED = {
               "abi", "spec", "numerics", "support"},
     "include": set(),
 }
+# Files of a family folder that belong to a lower layer's library, by name:
+# a family declares its op to the spec layer in op_spec.cpp, which
+# mxforge_spec compiles (spec/op_declaration.h), so it may include only what
+# spec/ may.
+LOWER_LAYER_FILES = {"op_spec.cpp": "spec"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".td", ".inc")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
@@ -72,6 +77,12 @@ def broken_arrows(root):
     problems = []
     for path, included in includes(root):
         source, target = path.split("/")[0], included.split("/")[0]
+        layer = LOWER_LAYER_FILES.get(os.path.basename(path)) if source == "templates" else None
+        if layer is not None:
+            if target != layer and target not in ALLOWED[layer]:
+                problems.append(f"{path} includes {included}: a family's {os.path.basename(path)} "
+                                f"is part of {layer}/'s library and may not include {target}/")
+            continue
         if target in ALLOWED and target != source and target not in ALLOWED[source]:
             problems.append(f"{path} includes {included}: {source}/ may not include {target}/")
         if source != "templates" or target != "templates":
@@ -93,6 +104,8 @@ def self_test():
         "support/a.h": '#include "numerics/formats.h"\n',
         "templates/fam_a/x.cpp": '#include "templates/fam_b/y.h"\n',
         "templates/common/z.cpp": '#include "templates/fam_a/x.h"\n',
+        "templates/fam_a/op_spec.cpp": '#include "abi/operands.h"\n',
+        "templates/fam_b/op_spec.cpp": '#include "spec/op_declaration.h"\n',
         "templates/fam_b/ok.cpp": ('#include "templates/common/z.h"\n'
                                    '#include "templates/registry.h"\n#include "spec/s.h"\n'),
     }
@@ -103,7 +116,8 @@ def self_test():
                 out.write(text)
         found = broken_arrows(root)
     expected = ["support/a.h includes numerics", "templates/fam_a/x.cpp includes templates/fam_b",
-                "templates/common/z.cpp includes templates/fam_a"]
+                "templates/common/z.cpp includes templates/fam_a",
+                "templates/fam_a/op_spec.cpp includes abi"]
     missing = [e for e in expected if not any(p.startswith(e) for p in found)]
     if missing or len(found) != len(expected):
         print(f"self-test FAILED: expected {expected}, found {found}")

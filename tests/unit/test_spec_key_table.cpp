@@ -9,6 +9,7 @@
 #include "spec/kernel_name.h"
 #include "spec/kernel_spec.h"
 #include "spec/key_table.h"
+#include "spec/op_declaration.h"
 
 #include "tests/unit/test_seed.h"
 
@@ -126,6 +127,52 @@ TEST(SpecKeyTable, KernelNamesFollowTheDeclarations) {
             "mxf_quant_weight_K256_N32_RS0_none_fp4_even_rne_f32_plain_plain_gfx950");
   // Negative control: a field that shows in the name changes it.
   EXPECT_NE(name("rotate_quant:K=4096,RS=64,round=sr"), name("rotate_quant:K=4096,RS=64"));
+}
+
+/// Each op's declaration (its family's op_spec.cpp) is found by its op,
+/// names itself, lists each key once and requires only keys it has; a value
+/// outside KernelOp has none.
+TEST(SpecOpDeclarations, EveryOpIsDeclaredConsistently) {
+  std::set<std::string> opNames;
+  for (KernelOp op : kAllKernelOps) {
+    const OpDeclaration *declaration = opDeclaration(op);
+    ASSERT_NE(declaration, nullptr);
+    EXPECT_EQ(declaration->op, op);
+    EXPECT_TRUE(opNames.insert(declaration->name).second) << declaration->name;
+    EXPECT_EQ(parseKernelOp(declaration->name), op);
+    std::set<SpecKey> keys(declaration->keys.begin(), declaration->keys.end());
+    EXPECT_EQ(keys.size(), declaration->keys.size()) << declaration->name << ": a key twice";
+    EXPECT_TRUE(keys.count(SpecKey::K) && keys.count(SpecKey::Arch)) << declaration->name;
+    for (SpecKey required : declaration->required)
+      EXPECT_TRUE(keys.count(required)) << declaration->name << " requires a key it lacks";
+  }
+  EXPECT_EQ(opDeclaration(KernelOp(200)), nullptr);
+  EXPECT_FALSE(validateSpec([] {
+                 KernelSpec spec;
+                 spec.op = KernelOp(200);
+                 return spec;
+               }())
+                   .ok());
+}
+
+/// The op's own rules and defaults come from its declaration: the MoE op's
+/// layout default and routing rules, the GEMM's formats.
+TEST(SpecOpDeclarations, OpRulesAndDefaultsComeFromTheDeclaration) {
+  Result<KernelSpec> moe = parseSpec("rotate_quant_moe:K=2048,topk=8,E=128");
+  ASSERT_TRUE(moe.ok());
+  EXPECT_EQ(moe.value().layout, ScaleLayout::A4W4Shuffle);
+  Result<KernelSpec> dense = parseSpec("rotate_quant:K=2048");
+  ASSERT_TRUE(dense.ok());
+  EXPECT_EQ(dense.value().layout, ScaleLayout::Plain);
+  Result<KernelSpec> badBlock = parseSpec("rotate_quant_moe:K=2048,topk=8,E=128,block=80");
+  ASSERT_FALSE(badBlock.ok());
+  EXPECT_EQ(badBlock.error(), "block=80: block must be one of 16, 32, 64, 128");
+  Result<KernelSpec> badFmt = parseSpec("rotate_quant_gemm:K=2048,N=256,fmt=fp8_e4m3");
+  ASSERT_FALSE(badFmt.ok());
+  EXPECT_NE(badFmt.error().find("rotate_quant_gemm supports fmt=fp4 or fmt=fp6_e2m3"),
+            std::string::npos)
+      << badFmt.error();
+  EXPECT_TRUE(parseSpec("rotate_quant:K=2048,fmt=fp8_e4m3").ok()); // the rule is the GEMM's
 }
 
 } // namespace
