@@ -9,6 +9,9 @@
 
 #include "abi/operands.h"
 
+#include "abi/op_abi.h"
+#include "abi/operand_builders.h"
+
 #include "numerics/a6w6.h"
 #include "numerics/layouts.h"
 #include "numerics/moe_sorting.h"
@@ -19,120 +22,8 @@
 
 
 namespace mxf {
-namespace {
 
-std::string str(int64_t value) { return std::to_string(value); }
-
-const char *fmtName(ElemFormat format) { return formatInfo(format).specName; }
-
-/// The scale matrix of `rows` rows of K channels in `layout`; shuffled rows
-/// are padded to `rowPadding` (256 dense/weights, 32 MoE-sorted).
-KernelOperand scaleOperand(const char *name, const KernelSpec &spec, int64_t rows,
-                           const std::string &rowsWhy, size_t rowPadding, bool written) {
-  const size_t cols = static_cast<size_t>(spec.K) / kMxBlock;
-  KernelOperand op{name, OperandElement::I8, {}, written, ""};
-  if (spec.layout == ScaleLayout::Plain) {
-    op.shape = {rows, static_cast<int64_t>(cols)};
-    op.derivation = rowsWhy + ", K=" + str(spec.K) + ", layout=plain ([rows, K/32])";
-  } else {
-    ScaleShape padded = a4w4ShuffledShape(static_cast<size_t>(rows), cols, rowPadding);
-    op.shape = {static_cast<int64_t>(padded.rows), static_cast<int64_t>(padded.cols)};
-    op.derivation = rowsWhy + ", K=" + str(spec.K) + ", layout=a4w4_shuffle (rows padded to " +
-                    std::to_string(rowPadding) + ", K/32 columns padded to 8)";
-  }
-  return op;
-}
-
-/// Packed codes: rows x packedBytes(fmt, K).
-KernelOperand codesOperand(const char *name, const KernelSpec &spec, int64_t rows,
-                           const std::string &rowsWhy, bool written,
-                           const char *rowStrideArg = nullptr) {
-  const int bits = formatInfo(spec.fmt).bits;
-  return {name,
-          OperandElement::I8,
-          {rows, static_cast<int64_t>(packedBytes(spec.fmt, static_cast<size_t>(spec.K)))},
-          written,
-          rowsWhy + ", K=" + str(spec.K) + ", fmt=" + fmtName(spec.fmt) + " (" + str(bits) +
-              "-bit codes, K*" + str(bits) + "/8 bytes per row)",
-          rowStrideArg};
-}
-
-KernelOperand bf16Rows(const char *name, int64_t rows, int64_t cols, const std::string &why,
-                       bool written, const char *rowStrideArg = nullptr) {
-  return {name, OperandElement::Bf16, {rows, cols}, written, why, rowStrideArg};
-}
-
-/// `op` with its meaning for messages and listings.
-KernelOperand meant(KernelOperand op, std::string meaning) {
-  op.meaning = std::move(meaning);
-  return op;
-}
-
-std::string codesMeaning(const KernelSpec &spec) {
-  return std::string("packed ") + fmtName(spec.fmt) + " codes";
-}
-std::string scalesMeaning(const KernelSpec &spec) {
-  return std::string("E8M0 scales, ") + scaleLayoutName(spec.layout);
-}
-
-/// layout=mxfp6_c0c1_256_padk2: q and s as AITER's A6W6 operand tiles
-/// (numerics/a6w6.h), each a dense matrix of pad256(rows) rows whose row
-/// tiles are 256-row x 128-K tiles plus two K guard tiles. Dense: a tile
-/// layout has no row stride.
-void addA6W6Tiles(const KernelSpec &spec, int64_t rows, const std::string &rowsWhy,
-                  std::vector<KernelOperand> &ops) {
-  const A6W6Shape tiles = a6w6Shape(size_t(rows), size_t(spec.K));
-  const std::string why = rowsWhy + ", K=" + str(spec.K) +
-                          ", layout=mxfp6_c0c1_256_padk2 (rows padded to 256; per row tile " +
-                          str(int64_t(tiles.kTilesPerRow)) + " K tiles = ceil(K/128) + 2 guard";
-  ops.push_back(meant({"q",
-                       OperandElement::I8,
-                       {int64_t(tiles.paddedRows()), int64_t(tiles.codeRowBytes())},
-                       true,
-                       why + ", 24576 bytes each)"},
-                      codesMeaning(spec) + ", AITER A6W6 tiles (C0 16 B + C1 8 B per block)"));
-  ops.push_back(meant({"s",
-                       OperandElement::I8,
-                       {int64_t(tiles.paddedRows()), int64_t(tiles.scaleRowBytes())},
-                       true,
-                       why + ", 1024 scale bytes each)"},
-                      "E8M0 scales, AITER A6W6 tiles (pad byte 127)"));
-}
-
-void addRotationInputs(const KernelSpec &spec, std::vector<KernelOperand> &ops) {
-  const int64_t rs = spec.RS;
-  if (spec.rot == RotationKind::Learned)
-    ops.push_back(meant(
-        {"r", OperandElement::Bf16, {rs, rs}, false, "RS=" + str(rs) + ", rot=learned ([RS, RS])"},
-        spec.rconv == RotationConvention::XRt ? "bf16 rotation R[out][in] (y = x.R^T)"
-                                              : "bf16 rotation R[in][out]"));
-  else if (spec.rot == RotationKind::LearnedPerBlock)
-    ops.push_back(meant(
-        {"r",
-         OperandElement::Bf16,
-         {spec.K / rs, rs, rs},
-         false,
-         "K=" + str(spec.K) + ", RS=" + str(rs) + ", rot=learned_per_block ([K/RS, RS, RS])"},
-        spec.rconv == RotationConvention::XRt ? "bf16 rotation per block R_b[out][in] (y = x.R_b^T)"
-                                              : "bf16 rotation per block R_b[in][out]"));
-  // Stochastic rounding's seed: device memory, so a captured graph picks up
-  // a new seed per step without re-capture (docs/abi.md).
-  if (spec.round == Rounding::Sr &&
-      (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe))
-    ops.push_back(meant({"seed", OperandElement::I32, {1}, false, "round=sr ([1])"},
-                        "stochastic rounding seed (one u32; numerics srRandomForElement)"));
-  // Selective rotation's mask: device memory too, so a captured graph picks
-  // up a recalibrated mask; each layer's launch passes only its index.
-  if (spec.select == RotationSelect::Mask)
-    ops.push_back(meant({"layer_mask",
-                         OperandElement::I32,
-                         {spec.layers},
-                         false,
-                         "select=mask, layers=" + str(spec.layers) + " ([layers])"},
-                        "per-layer rotation mask: entry `layer` nonzero rotates"));
-}
-
-} // namespace
+using namespace abi_detail;
 
 const char *operandElementName(OperandElement element) {
   switch (element) {
@@ -181,7 +72,15 @@ uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
   return ((rows - 1) * uint64_t(rowStride) + row) * element;
 }
 
-bool kernelHasRowsOperand(KernelOp op) { return op != KernelOp::QuantWeight; }
+bool kernelHasRowsOperand(KernelOp op) {
+  const OpAbi *abi = opAbi(op);
+  return abi && abi->rowsOperand;
+}
+
+bool kernelHasSeedOperand(const KernelSpec &spec) {
+  const OpAbi *abi = opAbi(spec.op);
+  return spec.round == Rounding::Sr && abi && abi->srSeedOperand;
+}
 
 const char *selectionArgName(const KernelSpec &spec) {
   switch (spec.select) {
@@ -304,129 +203,8 @@ Result<KernelOperand> findKernelOperand(const KernelSpec &spec, int64_t rows,
 namespace {
 std::vector<KernelOperand> operandsAt(const KernelSpec &spec, int64_t rows, const std::string &R) {
   std::vector<KernelOperand> ops;
-  const int64_t k = spec.K, m = rows, n = spec.N;
-  const std::string mWhy = R + "=" + str(m);
-  const std::string nWhy = "N=" + str(n);
-  switch (spec.op) {
-  case KernelOp::RotateQuant:
-    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
-                                 "x_stride"),
-                        "bf16 activations"));
-    addRotationInputs(spec, ops);
-    if (spec.layout == ScaleLayout::A6W6Tiles) {
-      addA6W6Tiles(spec, m, mWhy, ops);
-      break;
-    }
-    ops.push_back(meant(codesOperand("q", spec, m, mWhy, true, "q_stride"), codesMeaning(spec)));
-    ops.push_back(
-        meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
-    break;
-  case KernelOp::RotateQuantMoe: {
-    const int64_t topk = spec.topk, capacity = moeCapacity(spec, m), blocks = moeBlocks(spec, m);
-    const std::string sortWhy = R + "=" + str(m) + ", topk=" + str(topk) + ", E=" + str(spec.E) +
-                                ", block=" + str(spec.block);
-    const std::string capWhy =
-        sortWhy + " (capacity " + R + "*topk + E*block - topk = " + str(capacity) + ")";
-    const std::string routeWhy = mWhy + ", topk=" + str(topk) + " ([" + R + ", topk])";
-    const bool routed = spec.stage == 2;
-    if (!routed) {
-      ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])",
-                                   false, "x_stride"),
-                          "bf16 activations, one row per token"));
-    } else {
-      // Stage 2 reads the stage-1 GEMM's output, a fresh dense tensor
-      // [m, topk, K] (AITER's a2): no row stride.
-      ops.push_back(meant({"x",
-                           OperandElement::Bf16,
-                           {m, topk, k},
-                           false,
-                           mWhy + ", topk=" + str(topk) + ", K=" + str(k) + ", stage=2 ([" + R +
-                               ", topk, K])"},
-                          "bf16 activations, one row per routed (token, slot)"));
-    }
-    addRotationInputs(spec, ops);
-    ops.push_back(meant({"topk_ids", OperandElement::I32, {m, topk}, false, routeWhy},
-                        "expert id per (token, slot)"));
-    ops.push_back(meant({"topk_weights", OperandElement::F32, {m, topk}, false, routeWhy},
-                        "routing weight per (token, slot)"));
-    if (spec.emask == 1)
-      ops.push_back(meant({"expert_mask",
-                           OperandElement::I32,
-                           {spec.E},
-                           false,
-                           "E=" + str(spec.E) + ", emask=1 ([E])"},
-                          "nonzero for the experts this rank sorts"));
-    if (!routed) {
-      ops.push_back(meant(codesOperand("q", spec, m, mWhy + " (token order)", true, "q_stride"),
-                          codesMeaning(spec) + ", token order"));
-    } else {
-      const int bits = formatInfo(spec.fmt).bits;
-      ops.push_back(meant({"q",
-                           OperandElement::I8,
-                           {m, topk, static_cast<int64_t>(packedBytes(spec.fmt, size_t(k)))},
-                           true,
-                           mWhy + ", topk=" + str(topk) + ", K=" + str(k) + ", fmt=" +
-                               fmtName(spec.fmt) + ", stage=2 ([" + R + ", topk, K*" +
-                               str(bits) + "/8] bytes)"},
-                          codesMeaning(spec) + ", (token, slot) order"));
-    }
-    ops.push_back(meant(scaleOperand("s", spec, capacity,
-                                     "capacity=" + str(capacity) + " (" + sortWhy +
-                                         ", sorted order)",
-                                     kMoeRowPadding, true),
-                        std::string("E8M0 scales, sorted order, ") +
-                            scaleLayoutName(spec.layout)));
-    ops.push_back(meant({"sorted_ids", OperandElement::I32, {capacity}, true, capWhy},
-                        "(topk_pos << 24) | token, by expert"));
-    ops.push_back(meant({"sorted_weights", OperandElement::F32, {capacity}, true, capWhy},
-                        "topk_weights of each sorted entry (0 for padding)"));
-    ops.push_back(meant({"sorted_expert_ids",
-                         OperandElement::I32,
-                         {blocks},
-                         true,
-                         capWhy + ", ceil(capacity/block) = " + str(blocks) + " blocks"},
-                        "local expert of each block (-1 past num_valid_ids[0])"));
-    ops.push_back(meant({"num_valid_ids", OperandElement::I32, {2}, true,
-                         "two i32 (AITER's num_valid_ids)"},
-                        "valid entries of sorted_ids, then m"));
-    break;
-  }
-  case KernelOp::RotateQuantGemm:
-    ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
-                                 "x_stride"),
-                        "bf16 activations"));
-    addRotationInputs(spec, ops);
-    // fmt=fp4: A4W4's fp4 weights [N, K/2]; fp6_e2m3: W6A16's [N, 3K/4].
-    ops.push_back(meant({"w_q",
-                         OperandElement::I8,
-                         {n, static_cast<int64_t>(packedBytes(spec.fmt, size_t(k)))},
-                         false,
-                         nWhy + ", K=" + str(k) + ", fmt=" + fmtName(spec.fmt) +
-                             ", wlayout=" + weightLayoutName(spec.wlayout) + " (" +
-                             str(formatInfo(spec.fmt).bits) + "-bit codes, K*" +
-                             str(formatInfo(spec.fmt).bits) + "/8 bytes per row)"},
-                        std::string("packed ") + fmtName(spec.fmt) + " weight codes, " +
-                            weightLayoutName(spec.wlayout)));
-    ops.push_back(meant(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false),
-                        std::string("E8M0 weight scales, ") + scaleLayoutName(spec.layout)));
-    ops.push_back(meant(
-        bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"),
-        spec.fmt == ElemFormat::E2M3 ? "bf16 bf16(x.R).W^T (W6A16)" : "bf16 x.W^T"));
-    break;
-  case KernelOp::QuantWeight: {
-    ops.push_back(
-        meant(bf16Rows("w", n, k, nWhy + ", K=" + str(k) + " ([N, K])", false, "w_stride"),
-              "bf16 weights"));
-    addRotationInputs(spec, ops);
-    KernelOperand q = codesOperand("q", spec, n, nWhy, true);
-    q.derivation += std::string(", wlayout=") + weightLayoutName(spec.wlayout);
-    ops.push_back(meant(std::move(q),
-                        codesMeaning(spec) + ", " + weightLayoutName(spec.wlayout)));
-    ops.push_back(
-        meant(scaleOperand("s", spec, n, nWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
-    break;
-  }
-  }
+  if (const OpAbi *abi = opAbi(spec.op))
+    abi->operands(spec, rows, R, ops);
   return ops;
 }
 } // namespace

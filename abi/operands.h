@@ -116,6 +116,11 @@ Result<KernelOperand> findKernelOperand(const KernelSpec &spec, int64_t rows,
 /// quant_weight, which always processes N rows).
 bool kernelHasRowsOperand(KernelOp op);
 
+/// Whether the kernel takes the stochastic-rounding `seed` operand: round=sr
+/// on an op that rounds stochastically (activation ops; not the GEMM's
+/// activation side or the weight pass).
+bool kernelHasSeedOperand(const KernelSpec &spec);
+
 /// The most rows one launch of `spec` processes: its M bucket, or N for
 /// quant_weight (which has no bucket and always processes its N rows).
 int64_t maxLaunchRows(const KernelSpec &spec);

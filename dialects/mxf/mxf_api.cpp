@@ -52,8 +52,7 @@ void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
   Value r = hasR ? args[next++] : Value();
   auto take = [&]() { return Value(args[next++]); };
   // The stochastic rounding seed follows (abi/operands.h; activation ops).
-  const bool hasSeed = spec.round == Rounding::Sr &&
-                       (spec.op == KernelOp::RotateQuant || spec.op == KernelOp::RotateQuantMoe);
+  const bool hasSeed = kernelHasSeedOperand(spec);
   Value seed = hasSeed ? take() : Value();
   // The default convention is left out of the IR (as rconv is left out of
   // the spec text of non-learned rotations).

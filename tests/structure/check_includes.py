@@ -43,9 +43,10 @@ ALLOWED = {
 }
 # Files of a family folder that belong to a lower layer's library, by name:
 # a family declares its op to the spec layer in op_spec.cpp, which
-# mxforge_spec compiles (spec/op_declaration.h), so it may include only what
-# spec/ may.
-LOWER_LAYER_FILES = {"op_spec.cpp": "spec"}
+# mxforge_spec compiles (spec/op_declaration.h), and its operands in
+# op_abi.cpp, which mxforge_abi compiles (abi/op_abi.h); each may include
+# only what its layer's folder may.
+LOWER_LAYER_FILES = {"op_spec.cpp": "spec", "op_abi.cpp": "abi"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".td", ".inc")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 

@@ -1,0 +1,52 @@
+//===- op_abi.cpp - rotate_quant_gemm's kernel ABI --------------------------===//
+//
+// Plain C++, linked into mxforge_abi (abi/op_abi.h): rotate_quant_gemm's
+// operands: x, [r], the prepared weights w_q and w_s, then y.
+//
+//===----------------------------------------------------------------------===//
+
+#include "abi/op_abi.h"
+#include "abi/operand_builders.h"
+
+#include "numerics/packing.h"
+#include "numerics/reference.h"
+#include "numerics/formats.h"
+
+namespace mxf {
+namespace {
+
+using namespace abi_detail;
+
+void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
+              std::vector<KernelOperand> &ops) {
+  const int64_t k = spec.K, m = rows, n = spec.N;
+  const std::string mWhy = R + "=" + str(m);
+  const std::string nWhy = "N=" + str(n);
+  ops.push_back(meant(bf16Rows("x", m, k, mWhy + ", K=" + str(k) + " ([" + R + ", K])", false,
+                               "x_stride"),
+                      "bf16 activations"));
+  addRotationInputs(spec, ops);
+  // fmt=fp4: A4W4's fp4 weights [N, K/2]; fp6_e2m3: W6A16's [N, 3K/4].
+  ops.push_back(meant({"w_q",
+                       OperandElement::I8,
+                       {n, static_cast<int64_t>(packedBytes(spec.fmt, size_t(k)))},
+                       false,
+                       nWhy + ", K=" + str(k) + ", fmt=" + fmtName(spec.fmt) +
+                           ", wlayout=" + weightLayoutName(spec.wlayout) + " (" +
+                           str(formatInfo(spec.fmt).bits) + "-bit codes, K*" +
+                           str(formatInfo(spec.fmt).bits) + "/8 bytes per row)"},
+                      std::string("packed ") + fmtName(spec.fmt) + " weight codes, " +
+                          weightLayoutName(spec.wlayout)));
+  ops.push_back(meant(scaleOperand("w_s", spec, n, nWhy, kA4W4RowPadding, false),
+                      std::string("E8M0 weight scales, ") + scaleLayoutName(spec.layout)));
+  ops.push_back(meant(
+      bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"),
+      spec.fmt == ElemFormat::E2M3 ? "bf16 bf16(x.R).W^T (W6A16)" : "bf16 x.W^T"));
+}
+
+} // namespace
+
+extern const OpAbi kRotateQuantGemmAbi = {KernelOp::RotateQuantGemm, /*rowsOperand=*/true,
+                                          /*srSeedOperand=*/false, operands};
+
+} // namespace mxf
