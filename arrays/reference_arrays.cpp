@@ -12,7 +12,7 @@
 namespace mxf::arrays {
 namespace {
 
-bool hasMBucket(KernelOp op) { return op != KernelOp::QuantWeight; }
+bool hasMBucket(KernelOp op) { return kernelHasRowsOperand(op); }
 
 /// The .npy dtype of an operand element (bf16 travels as its bit pattern).
 NpyDType npyDTypeOf(OperandElement element) {

@@ -44,9 +44,10 @@ ALLOWED = {
 # Files of a family folder that belong to a lower layer's library, by name:
 # a family declares its op to the spec layer in op_spec.cpp, which
 # mxforge_spec compiles (spec/op_declaration.h), and its operands in
-# op_abi.cpp, which mxforge_abi compiles (abi/op_abi.h); each may include
-# only what its layer's folder may.
-LOWER_LAYER_FILES = {"op_spec.cpp": "spec", "op_abi.cpp": "abi"}
+# op_abi.cpp, which mxforge_abi compiles (abi/op_abi.h), and its reference
+# run in op_reference.cpp, which mxforge_arrays compiles
+# (arrays/op_reference.h); each may include only what its layer's folder may.
+LOWER_LAYER_FILES = {"op_spec.cpp": "spec", "op_abi.cpp": "abi", "op_reference.cpp": "arrays"}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".td", ".inc")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 

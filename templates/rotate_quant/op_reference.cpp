@@ -1,0 +1,27 @@
+//===- op_reference.cpp - rotate_quant on the CPU reference ----------------===//
+//
+// Plain C++, linked into mxforge_arrays (arrays/op_reference.h): x -> q, s
+// through numerics rotateQuant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "arrays/op_reference.h"
+
+namespace mxf::arrays {
+namespace {
+
+Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
+  Result<QuantizedRows> rows =
+      rotateQuant(call.problem, call.inputs.at("x").as<uint16_t>().data(), call.sig.rows, call.r);
+  if (!rows.ok())
+    return Status::failure("rotate_quant: " + rows.error());
+  if (Status s = addReferenceOutput(call.sig, "q", std::move(rows.value().codes), outputs); !s.ok())
+    return s;
+  return addReferenceOutput(call.sig, "s", std::move(rows.value().scales), outputs);
+}
+
+} // namespace
+
+extern const OpReference kRotateQuantReference = {KernelOp::RotateQuant, run, nullptr};
+
+} // namespace mxf::arrays
