@@ -37,13 +37,6 @@ struct OpAbi {
 /// The ABI of `op`; null for a value outside KernelOp.
 const OpAbi *opAbi(KernelOp op);
 
-// One per family (templates/<family>/op_abi.cpp), listed by KernelOp in
-// abi/op_abi_registry.cpp.
-extern const OpAbi kRotateQuantAbi;
-extern const OpAbi kRotateQuantMoeAbi;
-extern const OpAbi kRotateQuantGemmAbi;
-extern const OpAbi kQuantWeightAbi;
-
 } // namespace mxf
 
 #endif // MXFORGE_ABI_OP_ABI_H

@@ -1,7 +1,7 @@
 //===- op_abi_registry.cpp - Every op's ABI, by KernelOp -------------------===//
 //
-// One line per family; the declarations live in the families' folders
-// (abi/op_abi.h).
+// Made from templates/families.def (one line per family); the declarations
+// live in the families' folders (abi/op_abi.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +11,19 @@
 
 namespace mxf {
 
+// Each family's ABI, defined in its op_abi.cpp.
+#define MXF_FAMILY(Op, folder)                                                                     \
+  namespace folder {                                                                               \
+  extern const OpAbi kOpAbi;                                                                       \
+  }
+#include "templates/families.def"
+#undef MXF_FAMILY
+
 const OpAbi *opAbi(KernelOp op) {
   static const OpAbi *const kOps[] = {
-      &kRotateQuantAbi,
-      &kRotateQuantMoeAbi,
-      &kRotateQuantGemmAbi,
-      &kQuantWeightAbi,
+#define MXF_FAMILY(Op, folder) &folder::kOpAbi,
+#include "templates/families.def"
+#undef MXF_FAMILY
   };
   static_assert(std::size(kOps) == std::size(kAllKernelOps), "one ABI per KernelOp");
   const size_t index = static_cast<size_t>(op);

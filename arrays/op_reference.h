@@ -68,13 +68,6 @@ Status addReferenceOutput(const ReferenceSignature &sig, const char *name, std::
   return Status::success();
 }
 
-// One per family (templates/<family>/op_reference.cpp), listed by KernelOp
-// in arrays/op_reference_registry.cpp.
-extern const OpReference kRotateQuantReference;
-extern const OpReference kRotateQuantMoeReference;
-extern const OpReference kRotateQuantGemmReference;
-extern const OpReference kQuantWeightReference;
-
 } // namespace mxf::arrays
 
 #endif // MXFORGE_ARRAYS_OP_REFERENCE_H

@@ -1,7 +1,7 @@
 //===- op_reference_registry.cpp - Every op's reference, by KernelOp -------===//
 //
-// One line per family; the declarations live in the families' folders
-// (arrays/op_reference.h).
+// Made from templates/families.def (one line per family); the declarations
+// live in the families' folders (arrays/op_reference.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,14 +9,21 @@
 
 #include <iterator>
 
+// Each family's reference run, defined in its op_reference.cpp.
+#define MXF_FAMILY(Op, folder)                                                                     \
+  namespace mxf::folder {                                                                          \
+  extern const arrays::OpReference kOpReference;                                                   \
+  }
+#include "templates/families.def"
+#undef MXF_FAMILY
+
 namespace mxf::arrays {
 
 const OpReference *opReference(KernelOp op) {
   static const OpReference *const kOps[] = {
-      &kRotateQuantReference,
-      &kRotateQuantMoeReference,
-      &kRotateQuantGemmReference,
-      &kQuantWeightReference,
+#define MXF_FAMILY(Op, folder) &mxf::folder::kOpReference,
+#include "templates/families.def"
+#undef MXF_FAMILY
   };
   static_assert(std::size(kOps) == std::size(kAllKernelOps), "one reference per KernelOp");
   const size_t index = static_cast<size_t>(op);

@@ -28,15 +28,21 @@
 
 namespace mxf {
 
-/// One op per fused kernel family (one op = one launch).
+/// One op per fused kernel family (one op = one launch), one per line of
+/// templates/families.def, in its order: RotateQuant (dense activations:
+/// rotate + MX-quantize), RotateQuantMoe (plus the sort and scatter to topk
+/// experts), RotateQuantGemm (rotate + quantize + GEMM against prepared
+/// weights), QuantWeight (bf16 weights -> rotated MXFP4/MXFP6 in a layout).
 enum class KernelOp : uint8_t {
-  RotateQuant,     // dense activations: rotate + MX-quantize
-  RotateQuantMoe,  // as RotateQuant, plus the scatter to topk experts
-  RotateQuantGemm, // rotate + quantize + A4W4 GEMM against prepared weights
-  QuantWeight,     // bf16 weights -> rotated MXFP4/MXFP6 in a chosen layout
+#define MXF_FAMILY(Op, folder) Op,
+#include "templates/families.def"
+#undef MXF_FAMILY
 };
-constexpr KernelOp kAllKernelOps[] = {KernelOp::RotateQuant, KernelOp::RotateQuantMoe,
-                                      KernelOp::RotateQuantGemm, KernelOp::QuantWeight};
+constexpr KernelOp kAllKernelOps[] = {
+#define MXF_FAMILY(Op, folder) KernelOp::Op,
+#include "templates/families.def"
+#undef MXF_FAMILY
+};
 
 /// rotate_quant, rotate_quant_moe, rotate_quant_gemm, quant_weight ("?" for a
 /// value outside the enum).

@@ -63,13 +63,6 @@ template <size_t Count> constexpr bool isOneOf(const int (&values)[Count], int v
   return false;
 }
 
-// The declarations, one per family (templates/<family>/op_spec.cpp), in
-// KernelOp order in op_registry.cpp.
-extern const OpDeclaration kRotateQuantOp;
-extern const OpDeclaration kRotateQuantMoeOp;
-extern const OpDeclaration kRotateQuantGemmOp;
-extern const OpDeclaration kQuantWeightOp;
-
 } // namespace mxf
 
 #endif // MXFORGE_SPEC_OP_DECLARATION_H

@@ -1,7 +1,7 @@
 //===- op_registry.cpp - Every op's declaration, by KernelOp ---------------===//
 //
-// One line per family; the declarations themselves live in the families'
-// folders (op_declaration.h).
+// Made from templates/families.def (one line per family); the declarations
+// themselves live in the families' folders (op_declaration.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +11,19 @@
 
 namespace mxf {
 
+// Each family's declaration, defined in its op_spec.cpp.
+#define MXF_FAMILY(Op, folder)                                                                     \
+  namespace folder {                                                                               \
+  extern const OpDeclaration kOpDeclaration;                                                       \
+  }
+#include "templates/families.def"
+#undef MXF_FAMILY
+
 const OpDeclaration *opDeclaration(KernelOp op) {
   static const OpDeclaration *const kOps[] = {
-      &kRotateQuantOp,
-      &kRotateQuantMoeOp,
-      &kRotateQuantGemmOp,
-      &kQuantWeightOp,
+#define MXF_FAMILY(Op, folder) &folder::kOpDeclaration,
+#include "templates/families.def"
+#undef MXF_FAMILY
   };
   static_assert(std::size(kOps) == std::size(kAllKernelOps), "one declaration per KernelOp");
   const size_t index = static_cast<size_t>(op);

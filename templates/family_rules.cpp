@@ -2,21 +2,24 @@
 
 #include "templates/family_rules.h"
 
-#include "templates/quant_weight/rules.h"
-#include "templates/rotate_quant/rules.h"
-#include "templates/rotate_quant_moe/rules.h"
-#include "templates/rotate_quant_gemm/rules.h"
 
 namespace mxf {
 
+// Each family's rules, defined in its rules.cpp.
+#define MXF_FAMILY(Op, folder)                                                                     \
+  namespace folder {                                                                               \
+  FamilyRules rules();                                                                             \
+  }
+#include "templates/families.def"
+#undef MXF_FAMILY
+
 const std::vector<FamilyRules> &familyRules() {
-  // One line per family (docs/templates.md, "Adding a template family");
-  // registry.cpp pairs each with its kernel builder.
+  // One per line of templates/families.def; registry.cpp pairs each with its
+  // kernel builder.
   static const std::vector<FamilyRules> rules = {
-      rotateQuantRules(),
-      quantWeightRules(),
-      rotateQuantMoeRules(),
-      rotateQuantGemmRules(),
+#define MXF_FAMILY(Op, folder) folder::rules(),
+#include "templates/families.def"
+#undef MXF_FAMILY
   };
   return rules;
 }

@@ -2,24 +2,27 @@
 
 #include "templates/registry.h"
 
-#include "templates/quant_weight/family.h"
-#include "templates/rotate_quant/family.h"
-#include "templates/rotate_quant_moe/family.h"
-#include "templates/rotate_quant_gemm/family.h"
-
 #include "llvm/Support/ErrorHandling.h"
 
 #include <iterator>
 
 namespace mxf {
 
+// Each family's registry entry, defined in its family.cpp.
+#define MXF_FAMILY(Op, folder)                                                                     \
+  namespace folder {                                                                               \
+  TemplateFamily family();                                                                         \
+  }
+#include "templates/families.def"
+#undef MXF_FAMILY
+
 llvm::ArrayRef<TemplateFamily> templateFamilies() {
-  // One line per family (docs/templates.md, "Adding a template family").
+  // One per line of templates/families.def (docs/templates.md, "Adding a
+  // template family").
   static const TemplateFamily families[] = {
-      rotateQuantFamily(),
-      quantWeightFamily(),
-      rotateQuantMoeFamily(),
-      rotateQuantGemmFamily(),
+#define MXF_FAMILY(Op, folder) folder::family(),
+#include "templates/families.def"
+#undef MXF_FAMILY
   };
   // Every family has its rules in familyRules() and a builder here, in the
   // same order: one list of ops, checked once.

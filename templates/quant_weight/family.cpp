@@ -22,6 +22,6 @@ Status buildQuantWeightKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
   return buildRotatingQuantizerKernel(module, spec, kernelName, quantWeightQuantizer());
 }
 
-TemplateFamily quantWeightFamily() { return {quantWeightRules(), buildQuantWeightKernel}; }
+TemplateFamily quant_weight::family() { return {quant_weight::rules(), buildQuantWeightKernel}; }
 
 } // namespace mxf

@@ -6,7 +6,9 @@
 
 namespace mxf {
 
-TemplateFamily quantWeightFamily();
+namespace quant_weight {
+TemplateFamily family();
+} // namespace quant_weight
 
 /// Appends `gpu.func @<kernelName>(w, [r], q, s, w_stride) kernel`: the
 /// rotation and quantization over the spec's N rows of w (a build-time

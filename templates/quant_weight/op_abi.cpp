@@ -9,7 +9,7 @@
 #include "abi/operand_builders.h"
 #include "numerics/reference.h"
 
-namespace mxf {
+namespace mxf::quant_weight {
 namespace {
 
 using namespace abi_detail;
@@ -33,7 +33,7 @@ void operands(const KernelSpec &spec, int64_t /*rows*/, const std::string & /*ro
 
 } // namespace
 
-extern const OpAbi kQuantWeightAbi = {KernelOp::QuantWeight, /*rowsOperand=*/false,
-                                      /*srSeedOperand=*/false, operands};
+extern const OpAbi kOpAbi = {KernelOp::QuantWeight, /*rowsOperand=*/false,
+                             /*srSeedOperand=*/false, operands};
 
-} // namespace mxf
+} // namespace mxf::quant_weight

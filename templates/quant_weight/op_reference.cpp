@@ -7,8 +7,10 @@
 
 #include "arrays/op_reference.h"
 
-namespace mxf::arrays {
+namespace mxf::quant_weight {
 namespace {
+
+using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
   Result<QuantizedRows> rows = quantWeight(call.problem, call.spec.wlayout,
@@ -23,6 +25,6 @@ Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, 
 
 } // namespace
 
-extern const OpReference kQuantWeightReference = {KernelOp::QuantWeight, run, nullptr};
+extern const arrays::OpReference kOpReference = {KernelOp::QuantWeight, run, nullptr};
 
-} // namespace mxf::arrays
+} // namespace mxf::quant_weight

@@ -8,7 +8,7 @@
 
 #include "spec/op_declaration.h"
 
-namespace mxf {
+namespace mxf::quant_weight {
 namespace {
 
 using SK = spec_detail::SpecKey;
@@ -25,7 +25,7 @@ Status validate(const KernelSpec &spec) {
 
 } // namespace
 
-extern const OpDeclaration kQuantWeightOp = {KernelOp::QuantWeight,
+extern const OpDeclaration kOpDeclaration = {KernelOp::QuantWeight,
                                              "quant_weight",
                                              keyList(kKeys),
                                              keyList(kRequired),
@@ -33,4 +33,4 @@ extern const OpDeclaration kQuantWeightOp = {KernelOp::QuantWeight,
                                              /*fillDefaults=*/nullptr,
                                              validate};
 
-} // namespace mxf
+} // namespace mxf::quant_weight

@@ -94,7 +94,7 @@ Status checkQuantWeightSupported(const KernelSpec &spec) {
   return Status::success();
 }
 
-FamilyRules quantWeightRules() {
+FamilyRules quant_weight::rules() {
   return {KernelOp::QuantWeight, checkQuantWeightSupported, quantWeightCodeSpec,
           quantWeightLaunchRecord, &kQuantizer};
 }

@@ -28,9 +28,11 @@ Status checkQuantWeightSupported(const KernelSpec &spec);
 /// quant_weight's decisions for the rotating quantizer.
 const QuantizerFamily &quantWeightQuantizer();
 
+namespace quant_weight {
 /// quant_weight's rules. Every key is a code key (N and K included), so a
 /// spec is its own tiling class.
-FamilyRules quantWeightRules();
+FamilyRules rules();
+} // namespace quant_weight
 
 } // namespace mxf
 

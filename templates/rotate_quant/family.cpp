@@ -17,6 +17,6 @@ Status buildRotateQuantKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &s
   return buildRotatingQuantizerKernel(module, spec, kernelName, rotateQuantQuantizer());
 }
 
-TemplateFamily rotateQuantFamily() { return {rotateQuantRules(), buildRotateQuantKernel}; }
+TemplateFamily rotate_quant::family() { return {rotate_quant::rules(), buildRotateQuantKernel}; }
 
 } // namespace mxf

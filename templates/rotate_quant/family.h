@@ -7,8 +7,10 @@
 
 namespace mxf {
 
+namespace rotate_quant {
 /// rotate_quant's registry entry: its rules (rules.h) and its builder.
-TemplateFamily rotateQuantFamily();
+TemplateFamily family();
+} // namespace rotate_quant
 
 /// Appends `gpu.func @<kernelName>(x, [r], q, s, m, ...) kernel` to
 /// `module`: the rotating quantizer with rotate_quant's decisions. Fails for

@@ -9,7 +9,7 @@
 #include "abi/operand_builders.h"
 #include "numerics/reference.h"
 
-namespace mxf {
+namespace mxf::rotate_quant {
 namespace {
 
 using namespace abi_detail;
@@ -33,7 +33,7 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
 
 } // namespace
 
-extern const OpAbi kRotateQuantAbi = {KernelOp::RotateQuant, /*rowsOperand=*/true,
-                                      /*srSeedOperand=*/true, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuant, /*rowsOperand=*/true,
+                             /*srSeedOperand=*/true, operands};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant

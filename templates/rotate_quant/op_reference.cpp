@@ -7,8 +7,10 @@
 
 #include "arrays/op_reference.h"
 
-namespace mxf::arrays {
+namespace mxf::rotate_quant {
 namespace {
+
+using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
   Result<QuantizedRows> rows =
@@ -22,6 +24,6 @@ Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, 
 
 } // namespace
 
-extern const OpReference kRotateQuantReference = {KernelOp::RotateQuant, run, nullptr};
+extern const arrays::OpReference kOpReference = {KernelOp::RotateQuant, run, nullptr};
 
-} // namespace mxf::arrays
+} // namespace mxf::rotate_quant

@@ -7,7 +7,7 @@
 
 #include "spec/op_declaration.h"
 
-namespace mxf {
+namespace mxf::rotate_quant {
 namespace {
 
 using SK = spec_detail::SpecKey;
@@ -20,7 +20,7 @@ constexpr SK kRequired[] = {SK::K};
 
 // The only op that writes AITER's A6W6 operand tiles: its codes have no
 // layout key of their own.
-extern const OpDeclaration kRotateQuantOp = {KernelOp::RotateQuant, "rotate_quant", keyList(kKeys),
+extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuant, "rotate_quant", keyList(kKeys),
                                              keyList(kRequired), /*writesA6W6Tiles=*/true};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant

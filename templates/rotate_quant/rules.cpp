@@ -44,7 +44,7 @@ LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec) {
   return rotatingQuantizerLaunchRecord(spec, kQuantizer);
 }
 
-FamilyRules rotateQuantRules() {
+FamilyRules rotate_quant::rules() {
   return {KernelOp::RotateQuant, checkRotateQuantSupported, rotatingQuantizerCodeSpec,
           rotateQuantLaunchRecord, &kQuantizer};
 }

@@ -23,10 +23,12 @@ const QuantizerFamily &rotateQuantQuantizer();
 
 LaunchRecord rotateQuantLaunchRecord(const KernelSpec &spec);
 
+namespace rotate_quant {
 /// rotate_quant's rules. Tiling class: the code does not depend on M at all
 /// (rows come from the grid and the m argument), so every M shares one
 /// class, M = kLargestMBucket, and one code object.
-FamilyRules rotateQuantRules();
+FamilyRules rules();
+} // namespace rotate_quant
 
 } // namespace mxf
 

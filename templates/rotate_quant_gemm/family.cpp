@@ -7,8 +7,8 @@
 
 namespace mxf {
 
-TemplateFamily rotateQuantGemmFamily() {
-  return {rotateQuantGemmRules(), buildRotateQuantGemmKernel};
+TemplateFamily rotate_quant_gemm::family() {
+  return {rotate_quant_gemm::rules(), buildRotateQuantGemmKernel};
 }
 
 } // namespace mxf

@@ -6,7 +6,9 @@
 
 namespace mxf {
 
-TemplateFamily rotateQuantGemmFamily();
+namespace rotate_quant_gemm {
+TemplateFamily family();
+} // namespace rotate_quant_gemm
 
 } // namespace mxf
 

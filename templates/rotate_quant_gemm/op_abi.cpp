@@ -12,7 +12,7 @@
 #include "numerics/reference.h"
 #include "numerics/formats.h"
 
-namespace mxf {
+namespace mxf::rotate_quant_gemm {
 namespace {
 
 using namespace abi_detail;
@@ -46,7 +46,7 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
 
 } // namespace
 
-extern const OpAbi kRotateQuantGemmAbi = {KernelOp::RotateQuantGemm, /*rowsOperand=*/true,
-                                          /*srSeedOperand=*/false, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuantGemm, /*rowsOperand=*/true,
+                             /*srSeedOperand=*/false, operands};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant_gemm

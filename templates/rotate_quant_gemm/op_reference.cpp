@@ -8,8 +8,10 @@
 
 #include "arrays/op_reference.h"
 
-namespace mxf::arrays {
+namespace mxf::rotate_quant_gemm {
 namespace {
+
+using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
   GemmProblem gemm;
@@ -57,7 +59,7 @@ Result<bool> generateInput(const KernelSpec &spec, const ArraySpec &array, uint6
 
 } // namespace
 
-extern const OpReference kRotateQuantGemmReference = {KernelOp::RotateQuantGemm, run,
-                                                      generateInput};
+extern const arrays::OpReference kOpReference = {KernelOp::RotateQuantGemm, run,
+                                                 generateInput};
 
-} // namespace mxf::arrays
+} // namespace mxf::rotate_quant_gemm

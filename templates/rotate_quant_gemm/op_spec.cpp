@@ -8,7 +8,7 @@
 
 #include "spec/op_declaration.h"
 
-namespace mxf {
+namespace mxf::rotate_quant_gemm {
 namespace {
 
 using SK = spec_detail::SpecKey;
@@ -29,12 +29,12 @@ Status validate(const KernelSpec &spec) {
 
 } // namespace
 
-extern const OpDeclaration kRotateQuantGemmOp = {KernelOp::RotateQuantGemm,
-                                                 "rotate_quant_gemm",
-                                                 keyList(kKeys),
-                                                 keyList(kRequired),
-                                                 /*writesA6W6Tiles=*/false,
-                                                 /*fillDefaults=*/nullptr,
-                                                 validate};
+extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
+                                             "rotate_quant_gemm",
+                                             keyList(kKeys),
+                                             keyList(kRequired),
+                                             /*writesA6W6Tiles=*/false,
+                                             /*fillDefaults=*/nullptr,
+                                             validate};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant_gemm

@@ -35,7 +35,7 @@ LaunchRecord rotateQuantGemmLaunchRecord(const KernelSpec &spec) {
 
 } // namespace
 
-FamilyRules rotateQuantGemmRules() {
+FamilyRules rotate_quant_gemm::rules() {
   return {KernelOp::RotateQuantGemm, checkRotateQuantGemmSupported, rotateQuantGemmCodeSpec,
           rotateQuantGemmLaunchRecord};
 }

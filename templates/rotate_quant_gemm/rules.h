@@ -6,10 +6,12 @@
 
 namespace mxf {
 
+namespace rotate_quant_gemm {
 /// rotate_quant_gemm's rules. As for rotate_quant, the code reads m from its
 /// argument and rows from the grid: every M bucket shares the code spec with
 /// M = kLargestMBucket; N, K and the layouts are code keys.
-FamilyRules rotateQuantGemmRules();
+FamilyRules rules();
+} // namespace rotate_quant_gemm
 
 } // namespace mxf
 

@@ -25,8 +25,8 @@ Status buildRotateQuantMoeKernel(mlir::gpu::GPUModuleOp module, const KernelSpec
                                       makeMoeSorter);
 }
 
-TemplateFamily rotateQuantMoeFamily() {
-  return {rotateQuantMoeRules(), buildRotateQuantMoeKernel};
+TemplateFamily rotate_quant_moe::family() {
+  return {rotate_quant_moe::rules(), buildRotateQuantMoeKernel};
 }
 
 } // namespace mxf

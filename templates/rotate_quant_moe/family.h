@@ -6,7 +6,9 @@
 
 namespace mxf {
 
-TemplateFamily rotateQuantMoeFamily();
+namespace rotate_quant_moe {
+TemplateFamily family();
+} // namespace rotate_quant_moe
 
 /// Appends `gpu.func @<kernelName>(x, [r], topk_ids, topk_weights,
 /// [expert_mask], q, s, sorted_ids, sorted_weights, sorted_expert_ids,

@@ -13,7 +13,7 @@
 #include "numerics/reference.h"
 #include "numerics/formats.h"
 
-namespace mxf {
+namespace mxf::rotate_quant_moe {
 namespace {
 
 using namespace abi_detail;
@@ -93,7 +93,7 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
 
 } // namespace
 
-extern const OpAbi kRotateQuantMoeAbi = {KernelOp::RotateQuantMoe, /*rowsOperand=*/true,
-                                         /*srSeedOperand=*/true, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuantMoe, /*rowsOperand=*/true,
+                             /*srSeedOperand=*/true, operands};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant_moe

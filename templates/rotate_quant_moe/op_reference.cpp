@@ -10,8 +10,10 @@
 
 #include "arrays/random_inputs.h"
 
-namespace mxf::arrays {
+namespace mxf::rotate_quant_moe {
 namespace {
+
+using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs,
            std::map<std::string, size_t> &bytesWritten) {
@@ -89,7 +91,7 @@ Result<bool> generateInput(const KernelSpec &spec, const ArraySpec &array, uint6
 
 } // namespace
 
-extern const OpReference kRotateQuantMoeReference = {KernelOp::RotateQuantMoe, run,
-                                                     generateInput};
+extern const arrays::OpReference kOpReference = {KernelOp::RotateQuantMoe, run,
+                                                 generateInput};
 
-} // namespace mxf::arrays
+} // namespace mxf::rotate_quant_moe

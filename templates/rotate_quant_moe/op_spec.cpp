@@ -8,7 +8,7 @@
 
 #include "spec/op_declaration.h"
 
-namespace mxf {
+namespace mxf::rotate_quant_moe {
 namespace {
 
 using SK = spec_detail::SpecKey;
@@ -63,12 +63,12 @@ Status validate(const KernelSpec &spec) {
 
 } // namespace
 
-extern const OpDeclaration kRotateQuantMoeOp = {KernelOp::RotateQuantMoe,
-                                                "rotate_quant_moe",
-                                                keyList(kKeys),
-                                                keyList(kRequired),
-                                                /*writesA6W6Tiles=*/false,
-                                                fillDefaults,
-                                                validate};
+extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantMoe,
+                                             "rotate_quant_moe",
+                                             keyList(kKeys),
+                                             keyList(kRequired),
+                                             /*writesA6W6Tiles=*/false,
+                                             fillDefaults,
+                                             validate};
 
-} // namespace mxf
+} // namespace mxf::rotate_quant_moe

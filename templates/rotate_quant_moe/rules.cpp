@@ -75,7 +75,7 @@ Status checkRotateQuantMoeSupported(const KernelSpec &spec) {
   return Status::success();
 }
 
-FamilyRules rotateQuantMoeRules() {
+FamilyRules rotate_quant_moe::rules() {
   // The rotating quantizer's geometry: the grid covers the m tokens in
   // 16-row tiles (stage 2 loops over a tile's topk row groups), with the
   // sorter's LDS added. The code does not depend on M either.

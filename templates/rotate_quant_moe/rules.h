@@ -26,10 +26,12 @@ Status checkRotateQuantMoeSupported(const KernelSpec &spec);
 /// LDS as its front end's).
 const QuantizerFamily &rotateQuantMoeQuantizer();
 
+namespace rotate_quant_moe {
 /// rotate_quant_moe's rules. The code does not depend on M (m is an
 /// argument, every workgroup sorts what the launch gives it), so every M
 /// shares one class, M = kLargestMBucket.
-FamilyRules rotateQuantMoeRules();
+FamilyRules rules();
+} // namespace rotate_quant_moe
 
 } // namespace mxf
 

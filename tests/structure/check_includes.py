@@ -41,13 +41,27 @@ ALLOWED = {
               "abi", "spec", "numerics", "support"},
     "include": set(),
 }
-# Files of a family folder that belong to a lower layer's library, by name:
-# a family declares its op to the spec layer in op_spec.cpp, which
-# mxforge_spec compiles (spec/op_declaration.h), and its operands in
-# op_abi.cpp, which mxforge_abi compiles (abi/op_abi.h), and its reference
-# run in op_reference.cpp, which mxforge_arrays compiles
-# (arrays/op_reference.h); each may include only what its layer's folder may.
-LOWER_LAYER_FILES = {"op_spec.cpp": "spec", "op_abi.cpp": "abi", "op_reference.cpp": "arrays"}
+# Files of a family folder that belong to a lower layer's library, by name
+# (op_spec.cpp is compiled into mxforge_spec, ...): cmake/Families.cmake's
+# MXFORGE_FAMILY_FILE_LAYERS, read from there so that the build and this
+# check cannot disagree. Each such file may include only what its layer's
+# folder may.
+FAMILY_FILE_LAYERS_FILE = os.path.join("cmake", "Families.cmake")
+# The list of families, which every layer reads to make its registry (and
+# KernelOp): data only, so any folder may include it.
+FAMILY_LIST = "templates/families.def"
+
+
+def family_file_layers(root):
+    """{file name: folder of its layer} for the lower layers' files."""
+    path = os.path.join(root, FAMILY_FILE_LAYERS_FILE)
+    if not os.path.exists(path):
+        return {}
+    with open(path) as cmake:
+        pairs = re.findall(r'"([a-z_]+\.cpp)=([a-z]+)"', cmake.read())
+    return {name: layer for name, layer in pairs if layer in ALLOWED}
+
+
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".td", ".inc")
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
@@ -77,9 +91,17 @@ def template_part(path):
 
 def broken_arrows(root):
     problems = []
+    layers = family_file_layers(root)
+    family_list = os.path.join(root, FAMILY_LIST)
+    if os.path.exists(family_list):
+        with open(family_list) as listing:
+            if any(INCLUDE.match(line) for line in listing):
+                problems.append(f"{FAMILY_LIST} includes a file: it must stay data only")
     for path, included in includes(root):
         source, target = path.split("/")[0], included.split("/")[0]
-        layer = LOWER_LAYER_FILES.get(os.path.basename(path)) if source == "templates" else None
+        if included == FAMILY_LIST:
+            continue
+        layer = layers.get(os.path.basename(path)) if source == "templates" else None
         if layer is not None:
             if target != layer and target not in ALLOWED[layer]:
                 problems.append(f"{path} includes {included}: a family's {os.path.basename(path)} "
@@ -108,6 +130,9 @@ def self_test():
         "templates/common/z.cpp": '#include "templates/fam_a/x.h"\n',
         "templates/fam_a/op_spec.cpp": '#include "abi/operands.h"\n',
         "templates/fam_b/op_spec.cpp": '#include "spec/op_declaration.h"\n',
+        "cmake/Families.cmake": 'set(X\n  "op_spec.cpp=spec"\n  "rules.cpp=tiling")\n',
+        "spec/reads_the_list.h": '#include "templates/families.def"\n',
+        "templates/families.def": '#include "spec/kernel_spec.h"\nMXF_FAMILY(A, fam_a)\n',
         "templates/fam_b/ok.cpp": ('#include "templates/common/z.h"\n'
                                    '#include "templates/registry.h"\n#include "spec/s.h"\n'),
     }
@@ -119,7 +144,8 @@ def self_test():
         found = broken_arrows(root)
     expected = ["support/a.h includes numerics", "templates/fam_a/x.cpp includes templates/fam_b",
                 "templates/common/z.cpp includes templates/fam_a",
-                "templates/fam_a/op_spec.cpp includes abi"]
+                "templates/fam_a/op_spec.cpp includes abi",
+                "templates/families.def includes a file"]
     missing = [e for e in expected if not any(p.startswith(e) for p in found)]
     if missing or len(found) != len(expected):
         print(f"self-test FAILED: expected {expected}, found {found}")
@@ -141,6 +167,12 @@ def main(argv):
         print(problem)
     families = sorted(name for name in os.listdir(os.path.join(root, "templates"))
                       if os.path.isdir(os.path.join(root, "templates", name)) and name != "common")
+    with open(os.path.join(root, FAMILY_LIST)) as listing:
+        listed = sorted(re.findall(r"^MXF_FAMILY\(\w+, *(\w+)\)", listing.read(), re.M))
+    if listed != families:
+        problems.append(f"{FAMILY_LIST} lists {', '.join(listed)} but templates/ has family "
+                        f"folders {', '.join(families)}: one line per folder")
+        print(problems[-1])
     print(f"{checked} includes in {len(ALLOWED)} folders checked; template families "
           f"{', '.join(families)}: {len(problems)} broken arrows")
     return 1 if problems else 0
