@@ -16,14 +16,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace mxf {
 namespace {
-
-using dialect::fromNumerics;
 
 Type elementType(MLIRContext &ctx, OperandElement element) {
   switch (element) {
@@ -39,75 +36,23 @@ Type elementType(MLIRContext &ctx, OperandElement element) {
   return {};
 }
 
-uint32_t u32(int value) { return static_cast<uint32_t>(value); }
+/// "mxf.rotate_quant, mxf.rotate_quant_moe, ...": every kernel op.
+std::string kernelOpList() {
+  std::string out;
+  for (KernelOp op : kAllKernelOps)
+    out += std::string(out.empty() ? "" : ", ") + "mxf." + kernelOpName(op);
+  return out;
+}
 
-/// Creates the spec's op from the entry block's arguments, which are
-/// kernelOperands(spec) in order, then the row count.
+/// The spec's op, over the entry block's arguments (kernelOperands(spec)
+/// in order, then the row count): one generic creation for every family,
+/// by the op's name.
 void createKernelOp(OpBuilder &b, Location loc, const KernelSpec &spec,
                     Block::BlockArgListType args) {
-  // r sits right after the first operand when the rotation is learned.
-  const bool hasR = isLearned(spec.rot);
-  size_t next = 0;
-  Value first = args[next++];
-  Value r = hasR ? args[next++] : Value();
-  auto take = [&]() { return Value(args[next++]); };
-  // The stochastic rounding seed follows (abi/operands.h; activation ops).
-  const bool hasSeed = kernelHasSeedOperand(spec);
-  Value seed = hasSeed ? take() : Value();
-  // The default convention is left out of the IR (as rconv is left out of
-  // the spec text of non-learned rotations).
-  dialect::RotationConventionAttr rconv;
-  if (spec.rconv != RotationConvention::XR)
-    rconv = dialect::RotationConventionAttr::get(b.getContext(), fromNumerics(spec.rconv));
-  switch (spec.op) {
-  case KernelOp::RotateQuant: {
-    // Selective rotation: left out of the IR when off, as of the spec text.
-    Value layerMask = spec.select == RotationSelect::Mask ? take() : Value();
-    dialect::RotationSelectAttr select;
-    IntegerAttr layers;
-    if (spec.select != RotationSelect::Off)
-      select = dialect::RotationSelectAttr::get(b.getContext(), fromNumerics(spec.select));
-    if (spec.select == RotationSelect::Mask)
-      layers = b.getI32IntegerAttr(spec.layers);
-    Value q = take(), s = take(), rows = take();
-    dialect::RotateQuantOp::create(b, loc, first, r, seed, layerMask, q, s, rows, u32(spec.K),
-                                   u32(spec.RS), fromNumerics(spec.rot), u32(spec.M),
-                                   fromNumerics(spec.fmt), fromNumerics(spec.scale),
-                                   fromNumerics(spec.round), fromNumerics(spec.inter),
-                                   fromNumerics(spec.layout), rconv, select, layers);
-    return;
-  }
-  case KernelOp::RotateQuantMoe: {
-    Value topkIds = take(), topkWeights = take();
-    Value expertMask = spec.emask == 1 ? take() : Value();
-    Value q = take(), s = take(), sortedIds = take(), sortedWeights = take(),
-          sortedExpertIds = take(), numValidIds = take(), rows = take();
-    dialect::RotateQuantMoeOp::create(
-        b, loc, first, r, seed, topkIds, topkWeights, expertMask, q, s, sortedIds, sortedWeights,
-        sortedExpertIds, numValidIds, rows, u32(spec.K), u32(spec.RS), fromNumerics(spec.rot),
-        u32(spec.M), u32(spec.topk), u32(spec.E), u32(spec.block), u32(spec.stage),
-        u32(spec.emask), fromNumerics(spec.fmt), fromNumerics(spec.scale),
-        fromNumerics(spec.round), fromNumerics(spec.inter), fromNumerics(spec.layout), rconv);
-    return;
-  }
-  case KernelOp::RotateQuantGemm: {
-    Value wQ = take(), wS = take(), y = take(), rows = take();
-    dialect::RotateQuantGemmOp::create(b, loc, first, r, wQ, wS, y, rows, u32(spec.K), u32(spec.N),
-                                       u32(spec.RS), fromNumerics(spec.rot), u32(spec.M),
-                                       fromNumerics(spec.fmt), fromNumerics(spec.scale),
-                                       fromNumerics(spec.round), fromNumerics(spec.inter),
-                                       fromNumerics(spec.layout), fromNumerics(spec.wlayout), rconv);
-    return;
-  }
-  case KernelOp::QuantWeight: {
-    Value q = take(), s = take();
-    dialect::QuantWeightOp::create(
-        b, loc, first, r, q, s, u32(spec.K), u32(spec.N), u32(spec.RS), fromNumerics(spec.rot),
-        fromNumerics(spec.fmt), fromNumerics(spec.scale), fromNumerics(spec.round),
-        fromNumerics(spec.inter), fromNumerics(spec.layout), fromNumerics(spec.wlayout), rconv);
-    return;
-  }
-  }
+  OperationState state(loc, std::string("mxf.") + kernelOpName(spec.op));
+  state.addAttribute("spec", b.getStringAttr(printSpec(spec)));
+  state.addOperands(ValueRange(args));
+  b.create(state);
 }
 
 } // namespace
@@ -157,20 +102,20 @@ OwningOpRef<ModuleOp> buildMxfModule(const KernelSpec &spec, MLIRContext &contex
 }
 
 bool isMxfKernelOp(Operation *op) {
-  return op && isa<dialect::RotateQuantOp, dialect::RotateQuantMoeOp, dialect::RotateQuantGemmOp,
-                   dialect::QuantWeightOp>(op);
+  // Every op of the dialect is a kernel op (one per family).
+  return op && isa_and_nonnull<dialect::MxfDialect>(op->getDialect());
 }
 
 Result<KernelSpec> trySpecFromOp(Operation *op) {
   if (!isMxfKernelOp(op))
     return Result<KernelSpec>::failure(
         std::string("'") + (op ? op->getName().getStringRef().str() : std::string("null")) +
-        "' is not an mxf kernel op (mxf.rotate_quant, mxf.rotate_quant_moe, "
-        "mxf.rotate_quant_gemm, mxf.quant_weight)");
-  return llvm::TypeSwitch<Operation *, KernelSpec>(op)
-      .Case<dialect::RotateQuantOp, dialect::RotateQuantMoeOp, dialect::RotateQuantGemmOp,
-            dialect::QuantWeightOp>([](auto kernel) { return kernel.getKernelSpec(); })
-      .Default([](Operation *) { return KernelSpec(); });
+        "' is not an mxf kernel op (" + kernelOpList() + ")");
+  auto text = op->getAttrOfType<StringAttr>("spec");
+  if (!text)
+    return Result<KernelSpec>::failure("'" + op->getName().getStringRef().str() +
+                                       "' has no spec attribute");
+  return parseSpec(text.getValue().str());
 }
 
 KernelSpec specFromOp(Operation *op) {

@@ -50,7 +50,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildMxfModule(const KernelSpec &spec,
 Status tryBuildMxfModule(const KernelSpec &spec, mlir::MLIRContext &context,
                          mlir::OwningOpRef<mlir::ModuleOp> &module);
 
-/// Whether `op` is one of the four mxf kernel ops.
+/// Whether `op` is an mxf kernel op (every op of the dialect is one).
 bool isMxfKernelOp(mlir::Operation *op);
 
 /// The KernelSpec an mxf kernel op's attributes spell (the inverse of

@@ -1,10 +1,15 @@
-//===- mxf_dialect.cpp - The mxf dialect: ops, attributes, verifiers ------===//
+//===- mxf_dialect.cpp - The mxf dialect: syntax and verifier of its ops --===//
 //
-// The verifier of every op rebuilds the KernelSpec its attributes spell, runs
-// the spec's own validation (spec/kernel_spec.h: one set of rules for specs
-// typed on the CLI and ops written in IR), then checks each memref operand
-// against the type kernelOperands() derives from the spec. Every diagnostic
-// names the attribute or operand, the value, and what would be valid.
+// Every kernel op has one implementation, driven by its KernelOp: the custom
+// form spells the spec's keys (`<K = 4096, RS = 64, ...>`, each key and value
+// as the spec text writes it) and names each buffer as the ABI does
+// (`x(%x : memref<...>)`); the verifier parses the spec with the spec's own
+// parser and validation (spec/kernel_spec.h: one set of rules for specs
+// typed on the CLI and ops written in IR), then checks each operand against
+// the type kernelOperands() derives from the spec. Nothing here names a
+// family or a key, so a new family or key changes nothing in this file.
+// Every diagnostic names the key or operand, the value, and what would be
+// valid.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,64 +20,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <string>
+#include <vector>
 
 using namespace mlir;
 
-namespace mxf::dialect {
-namespace {
-
-//===----------------------------------------------------------------------===//
-// custom<SpecEnum>: an enum attribute as its bare spec spelling (`fmt = fp4`)
-//===----------------------------------------------------------------------===//
-
-/// "fp4, fp6_e2m3, ...": the spellings of every value of EnumT.
-template <typename EnumT> std::string validSpellings() {
-  std::string out;
-  // The generated stringify returns "" past the last case; enums are dense
-  // from 0 (I32EnumAttrCase values 0..n-1).
-  for (uint32_t i = 0;; ++i) {
-    StringRef spelling = stringifyEnum(static_cast<EnumT>(i));
-    if (spelling.empty())
-      break;
-    if (!out.empty())
-      out += ", ";
-    out += spelling.str();
-  }
-  return out;
-}
-
-template <typename AttrT> ParseResult parseSpecEnum(OpAsmParser &parser, AttrT &attr) {
-  using EnumT = decltype(std::declval<AttrT>().getValue());
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  // Spellings such as f32, bf16 and none lex as MLIR keywords, which
-  // parseOptionalKeyword accepts like bare identifiers.
-  if (parser.parseOptionalKeyword(&keyword))
-    return parser.emitError(loc) << "expected " << AttrT::getMnemonic() << " value, one of "
-                                 << validSpellings<EnumT>();
-  std::optional<EnumT> value = symbolizeEnum<EnumT>(keyword);
-  if (!value)
-    return parser.emitError(loc) << "'" << keyword << "' is not a valid " << AttrT::getMnemonic()
-                                 << "; expected one of " << validSpellings<EnumT>();
-  attr = AttrT::get(parser.getContext(), *value);
-  return success();
-}
-
-template <typename AttrT> void printSpecEnum(OpAsmPrinter &printer, Operation *, AttrT attr) {
-  printer << stringifyEnum(attr.getValue());
-}
-
-} // namespace
-} // namespace mxf::dialect
-
 #include "dialects/mxf/mxf_dialect.cpp.inc"
-#include "dialects/mxf/mxf_enums.cpp.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "dialects/mxf/mxf_attrs.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/mxf/mxf_ops.cpp.inc"
@@ -80,10 +34,6 @@ template <typename AttrT> void printSpecEnum(OpAsmPrinter &printer, Operation *,
 namespace mxf::dialect {
 
 void MxfDialect::initialize() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "dialects/mxf/mxf_attrs.cpp.inc"
-      >();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/mxf/mxf_ops.cpp.inc"
@@ -92,33 +42,8 @@ void MxfDialect::initialize() {
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Attributes -> KernelSpec. Null-safe: specFromOp may look at an op that the
-// verifier has not seen yet (a missing attribute keeps the struct default,
-// which validateSpec then rejects or the ODS verifier reports first).
-//===----------------------------------------------------------------------===//
-
-int intOf(IntegerAttr attr, int fallback) {
-  return attr ? static_cast<int>(attr.getValue().getSExtValue()) : fallback;
-}
-
-template <typename AttrT, typename NumericsT> NumericsT enumOf(AttrT attr, NumericsT fallback) {
-  return attr ? toNumerics(attr.getValue()) : fallback;
-}
-
-/// The keys every op has.
-template <typename OpT> void commonKeys(OpT op, KernelSpec &spec) {
-  spec.K = intOf(op.getKAttr(), spec.K);
-  spec.RS = intOf(op.getRSAttr(), spec.RS);
-  spec.rot = enumOf(op.getRotAttr(), spec.rot);
-  // Written only for rconv=xrt (attr-dict form: {rconv = #mxf.rconv<xrt>}).
-  spec.rconv = enumOf(op.getRconvAttr(), spec.rconv);
-  spec.fmt = enumOf(op.getFmtAttr(), spec.fmt);
-  spec.scale = enumOf(op.getScaleAttr(), spec.scale);
-  spec.round = enumOf(op.getRoundAttr(), spec.round);
-  spec.inter = enumOf(op.getInterAttr(), spec.inter);
-  spec.layout = enumOf(op.getLayoutAttr(), spec.layout);
-}
+/// Name of the operand that follows the buffers on ops that take it.
+constexpr const char kRowsOperandName[] = "rows";
 
 Type elementType(MLIRContext *ctx, OperandElement element) {
   switch (element) {
@@ -134,6 +59,10 @@ Type elementType(MLIRContext *ctx, OperandElement element) {
   return {};
 }
 
+MemRefType memrefOf(MLIRContext *ctx, const KernelOperand &operand) {
+  return MemRefType::get(operand.shape, elementType(ctx, operand.element));
+}
+
 /// A type as IR text, unquoted: diagnostics quote streamed types, but
 /// "must be memref<16x2048xi8>, got memref<16x1024xi8>" reads better bare.
 std::string str(Type type) {
@@ -143,44 +72,200 @@ std::string str(Type type) {
   return out;
 }
 
-/// The checks shared by the four ops: the spec, then r's presence, then the
-/// type of every memref operand, then the enclosing function's mxf.spec.
-/// `memrefs` are the op's memref operands in order (r included when
-/// present); they are a prefix of the operands, so their indices are operand
-/// numbers. The i32 row count is checked by ODS.
-LogicalResult verifyKernelOp(Operation *op, const KernelSpec &spec, ValueRange memrefs, bool hasR) {
-  if (Status s = validateSpec(spec); !s.ok())
-    return op->emitOpError() << "has an invalid spec: " << s.message();
+/// The operand names a spec takes, in order: the buffers, then the row
+/// count where the op has one.
+std::vector<std::string> operandNames(const KernelSpec &spec) {
+  std::vector<std::string> names;
+  for (const KernelOperand &operand : kernelOperands(spec))
+    names.push_back(operand.name);
+  if (kernelHasRowsOperand(spec.op))
+    names.push_back(kRowsOperandName);
+  return names;
+}
 
-  MLIRContext *ctx = op->getContext();
-  auto typeOf = [&](const KernelOperand &operand) {
-    return MemRefType::get(operand.shape, elementType(ctx, operand.element));
-  };
-  const bool needsR = isLearned(spec.rot);
-  std::vector<KernelOperand> expected = kernelOperands(spec);
-  if (needsR && !hasR) {
-    const KernelOperand &r = expected[1];
-    return op->emitOpError() << "rot=" << rotationKindName(spec.rot)
-                             << " needs the learned rotation operand r: add r(%r : "
-                             << str(typeOf(r)) << ") for " << r.derivation;
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+/// `name(%v : type)` of the operand the spec takes at `index`, for "add ..."
+/// hints.
+std::string operandSyntax(MLIRContext *ctx, const KernelSpec &spec, size_t index) {
+  std::vector<KernelOperand> buffers = kernelOperands(spec);
+  if (index >= buffers.size())
+    return std::string(kRowsOperandName) + "(%rows)";
+  return std::string(buffers[index].name) + "(%" + buffers[index].name + " : " +
+         str(memrefOf(ctx, buffers[index])) + ") for " + buffers[index].derivation;
+}
+
+/// The spec's items as the custom form spells them: "K = 4096".
+std::vector<std::pair<std::string, std::string>> specItems(const std::string &canonical) {
+  std::vector<std::pair<std::string, std::string>> items;
+  size_t at = canonical.find(':') + 1;
+  while (at > 0 && at < canonical.size()) {
+    size_t comma = canonical.find(',', at);
+    if (comma == std::string::npos)
+      comma = canonical.size();
+    const std::string item = canonical.substr(at, comma - at);
+    const size_t eq = item.find('=');
+    items.push_back({item.substr(0, eq), item.substr(eq + 1)});
+    at = comma + 1;
   }
-  if (!needsR && hasR)
-    return op->emitOpError() << "operand #1 (r) is only taken with rot=learned or "
-                             << "rot=learned_per_block; rot=" << rotationKindName(spec.rot)
-                             << " uses no rotation matrix: remove r(" << str(memrefs[1].getType())
-                             << ")";
+  return items;
+}
 
-  assert(expected.size() == memrefs.size() && "ODS fixes the operand count");
+//===----------------------------------------------------------------------===//
+// Custom form
+//===----------------------------------------------------------------------===//
+
+/// `<key = value, ...>` into spec text "op:key=value,...". A value is a
+/// decimal integer or a bare word (fp4, f32, gfx950: words MLIR lexes as
+/// keywords are read the same way). The text is not validated here: the
+/// verifier reports an invalid spec with the spec parser's message.
+ParseResult parseSpecText(OpAsmParser &parser, KernelOp op, std::string &text) {
+  text = std::string(kernelOpName(op)) + ":";
+  if (parser.parseLess())
+    return failure();
+  if (succeeded(parser.parseOptionalGreater()))
+    return success();
+  bool first = true;
+  do {
+    StringRef key;
+    if (failed(parser.parseOptionalKeyword(&key)))
+      return parser.emitError(parser.getCurrentLocation(),
+                              "expected a spec key (such as K, RS or fmt)");
+    if (parser.parseEqual())
+      return failure();
+    std::string value;
+    int64_t number = 0;
+    OptionalParseResult integer = parser.parseOptionalInteger(number);
+    if (integer.has_value()) {
+      if (failed(*integer))
+        return failure();
+      value = std::to_string(number);
+    } else {
+      StringRef word;
+      if (failed(parser.parseOptionalKeyword(&word)))
+        return parser.emitError(parser.getCurrentLocation(),
+                                "expected the value of " + key.str() +
+                                    ": a decimal number or a word such as fp4");
+      value = word.str();
+    }
+    text += (first ? "" : ",") + key.str() + "=" + value;
+    first = false;
+  } while (succeeded(parser.parseOptionalComma()));
+  return parser.parseGreater();
+}
+
+/// The spec, then the named operands `name(%v : type)` and the row count as
+/// `rows(%v)`, by the ABI's names in its order: a missing, extra or
+/// misplaced buffer is named here, where the names still exist. An invalid
+/// spec is reported here too, as the verifier would (its operands cannot be
+/// known).
+ParseResult parseKernelOp(OpAsmParser &parser, OperationState &result, KernelOp op) {
+  const SMLoc opLoc = parser.getNameLoc();
+  std::string text;
+  if (parseSpecText(parser, op, text))
+    return failure();
+  Result<KernelSpec> spec = parseSpec(text);
+  if (!spec.ok())
+    return parser.emitError(opLoc) << "has an invalid spec: " << spec.error();
+  result.addAttribute("spec", parser.getBuilder().getStringAttr(printSpec(spec.value())));
+
+  MLIRContext *ctx = parser.getContext();
+  const std::vector<std::string> expected = operandNames(spec.value());
+  // Only the spec's names are read as operand names, so that the next op's
+  // name (`return`) is never taken for one.
+  const std::vector<StringRef> allowed(expected.begin(), expected.end());
+  const std::string order = " (" + printSpec(spec.value()) + " takes " + joined(expected) +
+                            ", in this order)";
   for (size_t index = 0; index < expected.size(); ++index) {
-    const KernelOperand &want = expected[index];
-    Type got = memrefs[index].getType();
-    MemRefType wantType = typeOf(want);
+    const SMLoc loc = parser.getCurrentLocation();
+    StringRef name;
+    if (failed(parser.parseOptionalKeyword(&name, allowed))) {
+      if (succeeded(parser.parseOptionalKeyword(&name)))
+        return parser.emitError(loc)
+               << "operand '" << name << "' is not taken by this spec, which takes "
+               << operandSyntax(ctx, spec.value(), index) << " here" << order;
+      return parser.emitError(loc)
+             << "missing operand " << operandSyntax(ctx, spec.value(), index) << order;
+    }
+    if (name != expected[index])
+      return parser.emitError(loc) << "operand '" << name << "' given where the spec takes "
+                                   << operandSyntax(ctx, spec.value(), index) << order;
+    OpAsmParser::UnresolvedOperand value;
+    Type type = IntegerType::get(ctx, 32); // rows
+    if (parser.parseLParen() || parser.parseOperand(value))
+      return failure();
+    if (name != kRowsOperandName && parser.parseColonType(type))
+      return failure();
+    if (parser.parseRParen() || parser.resolveOperand(value, type, result.operands))
+      return failure();
+  }
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void printKernelOp(OpAsmPrinter &printer, Operation *op, StringRef specText) {
+  Result<KernelSpec> spec = parseSpec(specText.str());
+  if (!spec.ok()) { // only an unverified op; keep the text as it is
+    printer << " <\"" << specText << "\">";
+    printer.printOptionalAttrDict(op->getAttrs());
+    return;
+  }
+  printer << " <";
+  bool first = true;
+  for (const auto &[key, value] : specItems(printSpec(spec.value()))) {
+    printer << (first ? "" : ", ") << key << " = " << value;
+    first = false;
+  }
+  printer << ">";
+  const std::vector<std::string> names = operandNames(spec.value());
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    printer << ' ' << (index < names.size() ? names[index] : std::string("extra")) << '(';
+    printer.printOperand(operand);
+    if (index + 1 != names.size() || !kernelHasRowsOperand(spec.value().op))
+      printer << " : " << operand.getType();
+    printer << ')';
+  }
+  printer.printOptionalAttrDict(op->getAttrs(), /*elidedAttrs=*/{"spec"});
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+/// The spec, then the operand count and the type of every operand, then
+/// the enclosing function's mxf.spec.
+LogicalResult verifyKernelOp(Operation *op, KernelOp kind, StringRef specText) {
+  Result<KernelSpec> parsed = parseSpec(specText.str());
+  if (!parsed.ok())
+    return op->emitOpError() << "has an invalid spec: " << parsed.error();
+  const KernelSpec &spec = parsed.value();
+  if (spec.op != kind)
+    return op->emitOpError() << "holds a " << kernelOpName(spec.op) << " spec (\"" << specText
+                             << "\"); it computes " << kernelOpName(kind);
+  MLIRContext *ctx = op->getContext();
+  const std::vector<KernelOperand> buffers = kernelOperands(spec);
+  const std::vector<std::string> names = operandNames(spec);
+  if (op->getNumOperands() != names.size())
+    return op->emitOpError() << "takes " << names.size() << " operands for "
+                             << printSpec(spec) << " (" << joined(names) << "), got "
+                             << op->getNumOperands();
+  for (size_t index = 0; index < buffers.size(); ++index) {
+    const KernelOperand &want = buffers[index];
+    Type got = op->getOperand(index).getType();
+    MemRefType wantType = memrefOf(ctx, want);
     if (got != wantType)
       return op->emitOpError() << "operand #" << index << " (" << want.name << ") must be "
                                << str(wantType) << " for " << want.derivation << ", got "
                                << str(got);
   }
-
+  if (kernelHasRowsOperand(spec.op) && !op->getOperand(buffers.size()).getType().isInteger(32))
+    return op->emitOpError() << "operand #" << buffers.size()
+                             << " (rows) must be i32, the launch's row count, got "
+                             << str(op->getOperand(buffers.size()).getType());
   // A function that declares its kernel's spec (buildMxfModule writes
   // mxf.spec) must hold that kernel.
   if (Operation *parent = op->getParentOp())
@@ -194,115 +279,21 @@ LogicalResult verifyKernelOp(Operation *op, const KernelSpec &spec, ValueRange m
   return success();
 }
 
-/// The memref operands of an op: every operand but the trailing row count.
-ValueRange memrefOperands(Operation *op, bool hasRows) {
-  OperandRange all = op->getOperands();
-  return hasRows ? all.drop_back() : all;
-}
-
 } // namespace
 
-//===----------------------------------------------------------------------===//
-// Per-op spec reconstruction and verification
-//===----------------------------------------------------------------------===//
-
-KernelSpec RotateQuantOp::getKernelSpec() {
-  KernelSpec spec;
-  spec.op = KernelOp::RotateQuant;
-  commonKeys(*this, spec);
-  spec.M = intOf(getMAttr(), spec.M);
-  // Written only for select=flag|mask ({select = #mxf.select<mask>, layers = 32 : i32}).
-  spec.select = enumOf(getSelectAttr(), spec.select);
-  spec.layers = intOf(getLayersAttr(), spec.layers);
-  return spec;
-}
-
-KernelSpec RotateQuantMoeOp::getKernelSpec() {
-  KernelSpec spec;
-  spec.op = KernelOp::RotateQuantMoe;
-  commonKeys(*this, spec);
-  spec.M = intOf(getMAttr(), spec.M);
-  spec.topk = intOf(getTopkAttr(), spec.topk);
-  spec.E = intOf(getEAttr(), spec.E);
-  spec.block = intOf(getBlockAttr(), spec.block);
-  spec.stage = intOf(getStageAttr(), spec.stage);
-  spec.emask = intOf(getEmaskAttr(), spec.emask);
-  return spec;
-}
-
-KernelSpec RotateQuantGemmOp::getKernelSpec() {
-  KernelSpec spec;
-  spec.op = KernelOp::RotateQuantGemm;
-  commonKeys(*this, spec);
-  spec.M = intOf(getMAttr(), spec.M);
-  spec.N = intOf(getNAttr(), spec.N);
-  spec.wlayout = enumOf(getWlayoutAttr(), spec.wlayout);
-  return spec;
-}
-
-KernelSpec QuantWeightOp::getKernelSpec() {
-  KernelSpec spec;
-  spec.op = KernelOp::QuantWeight;
-  commonKeys(*this, spec);
-  spec.N = intOf(getNAttr(), spec.N);
-  spec.wlayout = enumOf(getWlayoutAttr(), spec.wlayout);
-  return spec;
-}
-
-/// The seed operand's presence must follow round=sr before the operand types
-/// are compared one by one (an extra or missing operand shifts all of them).
-static LogicalResult verifySeed(Operation *op, const KernelSpec &spec, Value seed) {
-  if (!validateSpec(spec).ok() || (spec.round == mxf::Rounding::Sr) == bool(seed))
-    return success();
-  if (seed)
-    return op->emitOpError() << "seed is only taken with round=sr; round="
-                             << mxf::roundingName(spec.round) << " draws no random words: remove seed("
-                             << str(seed.getType()) << ")";
-  return op->emitOpError() << "round=sr needs the seed operand: add seed(%seed : "
-                           << str(MemRefType::get({1}, IntegerType::get(op->getContext(), 32)))
-                           << ")";
-}
-
-LogicalResult RotateQuantOp::verify() {
-  const KernelSpec spec = getKernelSpec();
-  if (failed(verifySeed(*this, spec, getSeed())))
-    return failure();
-  // layer_mask's presence must follow select=mask, for the same reason.
-  if (validateSpec(spec).ok() && (spec.select == mxf::RotationSelect::Mask) != bool(getLayerMask())) {
-    if (getLayerMask())
-      return emitOpError() << "layer_mask is only taken with select=mask; select="
-                           << mxf::rotationSelectName(spec.select)
-                           << " reads no mask: remove layer_mask(" << str(getLayerMask().getType())
-                           << ")";
-    return emitOpError() << "select=mask needs the layer mask operand: add layer_mask(%mask : "
-                         << str(MemRefType::get({spec.layers}, IntegerType::get(getContext(), 32)))
-                         << ") for layers=" << spec.layers;
+// Each family's op shares the implementation above.
+#define MXF_FAMILY(Name, folder)                                                                   \
+  ParseResult Name##Op::parse(OpAsmParser &parser, OperationState &result) {                         \
+    return parseKernelOp(parser, result, kKernelOp);                                               \
+  }                                                                                                \
+  void Name##Op::print(OpAsmPrinter &printer) { printKernelOp(printer, *this, getSpec()); }         \
+  LogicalResult Name##Op::verify() { return verifyKernelOp(*this, kKernelOp, getSpec()); }           \
+  KernelSpec Name##Op::getKernelSpec() {                                                             \
+    Result<KernelSpec> spec = parseSpec(getSpec().str());                                          \
+    return spec.ok() ? spec.value() : KernelSpec{};                                                \
   }
-  return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
-}
-LogicalResult RotateQuantMoeOp::verify() {
-  // expert_mask's presence must follow emask before the operand types are
-  // compared one by one (an extra or missing operand shifts all of them).
-  const KernelSpec spec = getKernelSpec();
-  if (failed(verifySeed(*this, spec, getSeed())))
-    return failure();
-  if (validateSpec(spec).ok() && (spec.emask == 1) != bool(getExpertMask())) {
-    if (spec.emask == 1)
-      return emitOpError() << "emask=1 needs the expert mask operand: add expert_mask(%mask : "
-                           << str(MemRefType::get({spec.E}, IntegerType::get(getContext(), 32)))
-                           << ") for E=" << spec.E;
-    return emitOpError() << "expert_mask is only taken with emask=1; emask=0 sorts every "
-                         << "expert: remove expert_mask(" << str(getExpertMask().getType())
-                         << ")";
-  }
-  return verifyKernelOp(*this, spec, memrefOperands(*this, true), bool(getR()));
-}
-LogicalResult RotateQuantGemmOp::verify() {
-  return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, true), bool(getR()));
-}
-LogicalResult QuantWeightOp::verify() {
-  return verifyKernelOp(*this, getKernelSpec(), memrefOperands(*this, false), bool(getR()));
-}
+#include "templates/families.def"
+#undef MXF_FAMILY
 
 //===----------------------------------------------------------------------===//
 // The `mxf.spec` attribute: the canonical spec text of the kernel a function

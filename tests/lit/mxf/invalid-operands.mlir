@@ -87,7 +87,7 @@ func.func @scales_padded_but_plain(%x: memref<16x96xbf16>, %q: memref<16x48xi8>,
 // -----
 
 func.func @learned_without_r(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant' op rot=learned needs the learned rotation operand r: add r(%r : memref<64x64xbf16>) for RS=64, rot=learned ([RS, RS])}}
+  // expected-error @+2 {{custom op 'mxf.rotate_quant' operand 'q' given where the spec takes r(%r : memref<64x64xbf16>) for RS=64, rot=learned ([RS, RS]) (rotate_quant:K=4096,RS=64,rot=learned,rconv=xr,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950 takes x, r, q, s, rows, in this order)}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = learned, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : memref<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
@@ -96,7 +96,7 @@ func.func @learned_without_r(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %
 // -----
 
 func.func @learned_per_block_without_r(%w: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>) {
-  // expected-error @+1 {{'mxf.quant_weight' op rot=learned_per_block needs the learned rotation operand r: add r(%r : memref<64x64x64xbf16>) for K=4096, RS=64, rot=learned_per_block ([K/RS, RS, RS])}}
+  // expected-error @+2 {{operand 'q' given where the spec takes r(%r : memref<64x64x64xbf16>) for K=4096, RS=64, rot=learned_per_block ([K/RS, RS, RS])}}
   mxf.quant_weight <K = 4096, N = 16, RS = 64, rot = learned_per_block, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
       w(%w : memref<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>)
   return
@@ -105,7 +105,7 @@ func.func @learned_per_block_without_r(%w: memref<16x4096xbf16>, %q: memref<16x2
 // -----
 
 func.func @hadamard_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant' op operand #1 (r) is only taken with rot=learned or rot=learned_per_block; rot=hadamard uses no rotation matrix: remove r(memref<64x64xbf16>)}}
+  // expected-error @+2 {{operand 'r' is not taken by this spec, which takes q(%q : memref<16x2048xi8>) for M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row) here (rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950 takes x, q, s, rows, in this order)}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : memref<16x4096xbf16>) r(%r : memref<64x64xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
@@ -114,7 +114,7 @@ func.func @hadamard_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %q:
 // -----
 
 func.func @no_rotation_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %wq: memref<16x2048xi8>, %ws: memref<16x128xi8>, %y: memref<16x16xbf16>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant_gemm' op operand #1 (r) is only taken with rot=learned or rot=learned_per_block; rot=none uses no rotation matrix: remove r(memref<64x64xbf16>)}}
+  // expected-error @+2 {{operand 'r' is not taken by this spec, which takes w_q(%w_q : memref<16x2048xi8>)}}
   mxf.rotate_quant_gemm <K = 4096, N = 16, RS = 0, rot = none, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
       x(%x : memref<16x4096xbf16>) r(%r : memref<64x64xbf16>) w_q(%wq : memref<16x2048xi8>) w_s(%ws : memref<16x128xi8>) y(%y : memref<16x16xbf16>) rows(%m)
   return
@@ -215,9 +215,9 @@ func.func @rows_i64(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref
 
 // -----
 
-// ... and buffers are memrefs.
+// ... and buffers are memrefs of the spec's shapes.
 func.func @tensor_operand(%x: tensor<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+2 {{custom op 'mxf.rotate_quant' invalid kind of type specified: expected builtin.memref, but found 'tensor<16x4096xbf16>'}}
+  // expected-error @+1 {{'mxf.rotate_quant' op operand #0 (x) must be memref<16x4096xbf16> for M=16, K=4096 ([M, K]), got tensor<16x4096xbf16>}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : tensor<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
@@ -225,11 +225,11 @@ func.func @tensor_operand(%x: tensor<16x4096xbf16>, %q: memref<16x2048xi8>, %s: 
 
 // -----
 
-// emask=1 without the mask operand is named before any shape.
+// emask=1 without the mask operand is named where it is missing.
 func.func @moe_mask_missing(%x: memref<4x512xbf16>, %ids: memref<4x2xi32>, %w: memref<4x2xf32>,
     %q: memref<4x256xi8>, %s: memref<160x16xi8>, %sorted: memref<134xi32>, %sw: memref<134xf32>,
     %experts: memref<9xi32>, %valid: memref<2xi32>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant_moe' op emask=1 needs the expert mask operand: add expert_mask(%mask : memref<8xi32>) for E=8}}
+  // expected-error @+3 {{operand 'q' given where the spec takes expert_mask(%expert_mask : memref<8xi32>) for E=8, emask=1 ([E])}}
   mxf.rotate_quant_moe <K = 512, RS = 0, rot = none, M = 4, topk = 2, E = 8, block = 16, stage = 1, emask = 1, fmt = fp4, scale = rceil, round = rne, inter = f32, layout = a4w4_shuffle>
       x(%x : memref<4x512xbf16>) topk_ids(%ids : memref<4x2xi32>) topk_weights(%w : memref<4x2xf32>)
       q(%q : memref<4x256xi8>) s(%s : memref<160x16xi8>) sorted_ids(%sorted : memref<134xi32>) sorted_weights(%sw : memref<134xf32>)
@@ -241,18 +241,18 @@ func.func @moe_mask_missing(%x: memref<4x512xbf16>, %ids: memref<4x2xi32>, %w: m
 
 // Selective rotation: layer_mask follows select=mask, and its length is layers.
 func.func @select_mask_without_the_mask(%x: memref<16x4096xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant' op select=mask needs the layer mask operand: add layer_mask(%mask : memref<48xi32>) for layers=48}}
-  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
-      x(%x : memref<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
+  // expected-error @+2 {{operand 'q' given where the spec takes layer_mask(%layer_mask : memref<48xi32>) for select=mask, layers=48 ([layers])}}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, select = mask, layers = 48>
+      x(%x : memref<16x4096xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
 }
 
 // -----
 
 func.func @layer_mask_without_select_mask(%x: memref<16x4096xbf16>, %l: memref<48xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant' op layer_mask is only taken with select=mask; select=flag reads no mask: remove layer_mask(memref<48xi32>)}}
-  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
-      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<48xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<flag>}
+  // expected-error @+2 {{operand 'layer_mask' is not taken by this spec, which takes q(%q : memref<16x2048xi8>)}}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, select = flag>
+      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<48xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
 }
 
@@ -260,8 +260,8 @@ func.func @layer_mask_without_select_mask(%x: memref<16x4096xbf16>, %l: memref<4
 
 func.func @layer_mask_of_another_length(%x: memref<16x4096xbf16>, %l: memref<32xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
   // expected-error @+1 {{'mxf.rotate_quant' op operand #1 (layer_mask) must be memref<48xi32> for select=mask, layers=48 ([layers]), got memref<32xi32>}}
-  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
-      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<32xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m) {select = #mxf.select<mask>, layers = 48 : i32}
+  mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, select = mask, layers = 48>
+      x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<32xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
 }
 

@@ -1,10 +1,10 @@
-// Attribute combinations that no spec allows: the verifier runs the spec's
-// own validation (spec/kernel_spec.h), so each message names the key, the
-// value and what would be valid, exactly as `mxforge spec` would.
+// Key combinations that no spec allows: the op's parser runs the spec's own
+// parser and validation (spec/kernel_spec.h), so each message names the key,
+// the value and what would be valid, exactly as `mxforge spec` would.
 // RUN: %mxforge-opt %s --split-input-file --verify-diagnostics
 
 func.func @k_not_multiple_of_rs(%x: memref<16x4128xbf16>, %q: memref<16x2064xi8>, %s: memref<16x129xi8>, %m: i32) {
-  // expected-error @+1 {{'mxf.rotate_quant' op has an invalid spec: K=4128: K must be a multiple of RS=64}}
+  // expected-error @+1 {{custom op 'mxf.rotate_quant' has an invalid spec: K=4128: K must be a multiple of RS=64}}
   mxf.rotate_quant <K = 4128, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : memref<16x4128xbf16>) q(%q : memref<16x2064xi8>) s(%s : memref<16x129xi8>) rows(%m)
   return
@@ -22,7 +22,7 @@ func.func @k_not_multiple_of_32(%x: memref<16x100xbf16>, %q: memref<16x50xi8>, %
 // -----
 
 func.func @k_negative(%x: memref<16x64xbf16>, %q: memref<16x32xi8>, %s: memref<16x2xi8>, %m: i32) {
-  // expected-error @+1 {{has an invalid spec: K=-64: K must be a multiple of 32 in 32..65536}}
+  // expected-error @+1 {{has an invalid spec: K=-64: K must be a decimal number (digits 0-9 only, no sign)}}
   mxf.rotate_quant <K = -64, RS = 0, rot = none, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : memref<16x64xbf16>) q(%q : memref<16x32xi8>) s(%s : memref<16x2xi8>) rows(%m)
   return

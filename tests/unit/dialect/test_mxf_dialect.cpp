@@ -188,7 +188,7 @@ TEST(MxfDialectTest, BuildVerifyPrintParseAndSpecFromOpRoundTrip) {
     ASSERT_NE(reparsedOp, nullptr);
     EXPECT_EQ(specFromOp(reparsedOp), spec);
 
-    // The generic form (the enum attributes as #mxf.fmt<...>) parses too.
+    // The generic form (the op holding its spec text) parses too.
     std::string generic;
     llvm::raw_string_ostream os(generic);
     module->print(os, OpPrintingFlags().printGenericOpForm());
@@ -312,26 +312,18 @@ TEST(MxfDialectTest, OperandShapes) {
             (V{"w:4096x4096xbf16", "r:64x64xbf16", "q:4096x3072xi8", "s:4096x128xi8"}));
 }
 
-TEST(MxfDialectTest, EnumSpellingsMatchNumerics) {
-  using namespace mxf::dialect;
-  for (::mxf::ElemFormat v : kAllElemFormats)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), formatInfo(v).specName);
-  for (::mxf::ScaleRule v : kAllScaleRules)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), scaleRuleName(v));
-  for (::mxf::RotationKind v : kAllRotationKinds)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), rotationKindName(v));
-  for (::mxf::Intermediate v : kIntermediates)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), intermediateName(v));
-  for (::mxf::Rounding v : kRoundings)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), roundingName(v));
-  for (::mxf::ScaleLayout v : kScaleLayouts)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), scaleLayoutName(v));
-  for (::mxf::WeightLayout v : kWeightLayouts)
-    EXPECT_EQ(stringifyEnum(fromNumerics(v)), weightLayoutName(v));
-  // And nothing more: one past the last value has no spelling.
-  EXPECT_EQ(stringifyEnum(static_cast<dialect::ElemFormat>(std::size(kAllElemFormats))), "");
-  EXPECT_EQ(stringifyEnum(static_cast<dialect::ScaleRule>(std::size(kAllScaleRules))), "");
-  EXPECT_EQ(stringifyEnum(static_cast<dialect::RotationKind>(std::size(kAllRotationKinds))), "");
+// One op per line of templates/families.def, named as the spec names the
+// op: the dialect holds no list of its own.
+TEST(MxfDialectTest, EveryFamilyHasItsOp) {
+  MLIRContext context;
+  context.loadDialect<dialect::MxfDialect>();
+  size_t registered = 0;
+  for (RegisteredOperationName name : context.getRegisteredOperations())
+    registered += name.getDialectNamespace() == "mxf";
+  EXPECT_EQ(registered, std::size(kAllKernelOps));
+  for (KernelOp op : kAllKernelOps)
+    EXPECT_TRUE(RegisteredOperationName::lookup(std::string("mxf.") + kernelOpName(op), &context))
+        << kernelOpName(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -382,33 +374,44 @@ TEST(MxfDialectTest, VerifierNamesTheOperandAndTheExpectedType) {
   auto op = cast<dialect::RotateQuantOp>(kernelOpOf(*module));
   // K=2048 makes x, q and s too big; the first operand reports. The
   // function's mxf.spec no longer matches either, but ops verify first.
-  op.setK(2048);
+  op.setSpec(printSpec(parsed("rotate_quant:K=2048,RS=64")));
   EXPECT_EQ(firstVerifyError(context, *module),
             "'mxf.rotate_quant' op operand #0 (x) must be memref<16x2048xbf16> for M=16, K=2048 "
             "([M, K]), got memref<16x4096xbf16>");
 }
 
-// expert_mask is present exactly with emask=1: flipping the attribute on a
-// built op is reported before any operand type is compared.
-TEST(MxfDialectTest, VerifierChecksTheExpertMaskAgainstEmask) {
+// The operand count follows the spec (expert_mask exactly with emask=1):
+// changing the spec of a built op is reported before any operand type is
+// compared, with the operands the spec takes.
+TEST(MxfDialectTest, VerifierChecksTheOperandCountAgainstTheSpec) {
   MLIRContext context;
-  OwningOpRef<ModuleOp> masked =
-      buildMxfModule(parsed("rotate_quant_moe:K=512,topk=2,E=8,emask=1"), context);
-  ASSERT_TRUE(masked);
-  auto withMask = cast<dialect::RotateQuantMoeOp>(kernelOpOf(*masked));
-  ASSERT_TRUE(withMask.getExpertMask());
-  withMask.setEmask(0);
-  EXPECT_EQ(firstVerifyError(context, *masked),
-            "'mxf.rotate_quant_moe' op expert_mask is only taken with emask=1; emask=0 sorts "
-            "every expert: remove expert_mask(memref<8xi32>)");
-  OwningOpRef<ModuleOp> plain = buildMxfModule(parsed("rotate_quant_moe:K=512,topk=2,E=8"), context);
-  ASSERT_TRUE(plain);
-  auto noMask = cast<dialect::RotateQuantMoeOp>(kernelOpOf(*plain));
-  ASSERT_FALSE(noMask.getExpertMask());
-  noMask.setEmask(1);
-  EXPECT_EQ(firstVerifyError(context, *plain),
-            "'mxf.rotate_quant_moe' op emask=1 needs the expert mask operand: add "
-            "expert_mask(%mask : memref<8xi32>) for E=8");
+  const KernelSpec masked = parsed("rotate_quant_moe:K=512,topk=2,E=8,emask=1");
+  const KernelSpec unmasked = parsed("rotate_quant_moe:K=512,topk=2,E=8");
+  OwningOpRef<ModuleOp> module = buildMxfModule(masked, context);
+  ASSERT_TRUE(module);
+  auto op = cast<dialect::RotateQuantMoeOp>(kernelOpOf(*module));
+  EXPECT_EQ(op->getNumOperands(), kernelOperands(masked).size() + 1);
+  op.setSpec(printSpec(unmasked));
+  EXPECT_EQ(firstVerifyError(context, *module),
+            "'mxf.rotate_quant_moe' op takes 10 operands for " + printSpec(unmasked) +
+                " (x, topk_ids, topk_weights, q, s, sorted_ids, sorted_weights, "
+                "sorted_expert_ids, num_valid_ids, rows), got 11");
+  // Negative control: the spec the operands were built for verifies.
+  op.setSpec(printSpec(masked));
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+// An op holds a spec of its own op only.
+TEST(MxfDialectTest, VerifierRefusesASpecOfAnotherOp) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = buildMxfModule(parsed("rotate_quant:K=4096,RS=64"), context);
+  ASSERT_TRUE(module);
+  auto op = cast<dialect::RotateQuantOp>(kernelOpOf(*module));
+  op.setSpec(printSpec(parsed("quant_weight:K=4096,N=16")));
+  EXPECT_EQ(firstVerifyError(context, *module),
+            "'mxf.rotate_quant' op holds a quant_weight spec (\"" +
+                printSpec(parsed("quant_weight:K=4096,N=16")) +
+                "\"); it computes rotate_quant");
 }
 
 TEST(MxfDialectTest, VerifierChecksTheSpecAttributeOfTheFunction) {
