@@ -7,6 +7,7 @@
 #include "runtime/spec_launcher.h"
 #include "spec/buckets.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -520,7 +521,10 @@ mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_ker
                       launcher.operandsAt(m)[i].derivation + ")");
   }
   checked = std::move(prepared.value());
-  if (kernel.handle->spec.op == mxf::KernelOp::RotateQuantMoe && context.onlyOwnBuffers)
+  const bool routed = std::any_of(table.begin(), table.end(), [](const mxf::KernelOperand &o) {
+    return std::string_view(o.name) == "topk_ids";
+  });
+  if (routed && context.onlyOwnBuffers)
     return checkRoutingOnHost(name, context, kernel.handle->spec, m, operands, kernel);
   return MXF_SUCCESS;
 }

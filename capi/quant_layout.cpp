@@ -4,6 +4,8 @@
 
 #include "numerics/quantize.h"
 
+#include <algorithm>
+
 using mxf::capi::fail;
 using mxf::capi::guarded;
 using mxf::capi::nullArgument;
@@ -77,8 +79,8 @@ int weightLayoutValue(mxf::WeightLayout layout) {
 mxf_quant_layout quantLayoutOf(const mxf::KernelSpec &spec) {
   mxf_quant_layout layout{};
   layout.format = formatValue(spec.fmt);
-  const bool weights =
-      spec.op == mxf::KernelOp::QuantWeight || spec.op == mxf::KernelOp::RotateQuantGemm;
+  const std::vector<std::string_view> keys = mxf::specKeys(spec.op);
+  const bool weights = std::find(keys.begin(), keys.end(), "wlayout") != keys.end();
   layout.code_layout = weights                                     ? weightLayoutValue(spec.wlayout)
                        : spec.layout == mxf::ScaleLayout::A6W6Tiles ? MXF_LAYOUT_MXFP6_C0C1_256_PADK2
                                                                     : MXF_LAYOUT_PLAIN;

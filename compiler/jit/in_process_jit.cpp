@@ -41,20 +41,10 @@ JitCompiler inProcessJit(int codeObjectVersion) {
     return compileSpec(spec, options);
   };
   jit.codeSpec = codeSpecFor;
-  // Cold compile times per kernel (issue 32, whole process on the device
-  // host): rotate_quant 56-72 ms, rotate_quant_gemm 111-160 ms,
-  // rotate_quant_moe 165-175 ms. Only their order matters (scheduling).
+  // Each family's relative compile cost (FamilyRules::compileCost).
   jit.compileCost = [](const KernelSpec &spec) {
-    switch (spec.op) {
-    case KernelOp::RotateQuantMoe:
-      return 3;
-    case KernelOp::RotateQuantGemm:
-      return 2;
-    case KernelOp::RotateQuant:
-    case KernelOp::QuantWeight:
-      return 1;
-    }
-    return 1;
+    const FamilyRules *rules = findFamilyRules(spec.op);
+    return rules ? rules->compileCost : 1;
   };
   if (const std::string overrides = environment("MXFORGE_KERNEL_OVERRIDE_DIR"); !overrides.empty())
     jit.overrideCode = [overrides](CodeObject produced) {

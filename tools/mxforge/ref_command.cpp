@@ -11,6 +11,7 @@
 
 #include "tools/mxforge/array_outputs.h"
 
+#include "abi/operands.h"
 #include "spec/kernel_spec.h"
 #include "tools/mxforge/cli_support.h"
 #include "arrays/random_inputs.h"
@@ -127,8 +128,9 @@ int runRef(const RefOptions &options, llvm::raw_ostream &out, llvm::raw_ostream 
   if (!parsed.ok())
     return reportError(err, "invalid spec: " + parsed.error());
   const KernelSpec &spec = parsed.value();
-  if (givenM && spec.op == KernelOp::QuantWeight)
-    err << "note: quant_weight quantizes N=" << spec.N << " rows; --M is ignored\n";
+  if (givenM && !kernelHasRowsOperand(spec.op))
+    err << "note: " << kernelOpName(spec.op) << " always processes its N=" << spec.N
+        << " rows; --M is ignored\n";
   const int m = givenM.value_or(spec.M);
   Result<arrays::ReferenceSignature> sig = arrays::referenceSignature(spec, m);
   if (!sig.ok())
