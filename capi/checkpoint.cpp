@@ -45,10 +45,6 @@ mxf_status mxf_quantize_checkpoint(const mxf_quantize_options *options) {
     }
     if (options->rotation)
       quantize.rotation = options->rotation;
-    if (options->threads > 1024)
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  std::string(function) + ": threads=" + std::to_string(options->threads) +
-                      " is more than 1024");
     quantize.threads = options->threads;
     quantize.force = options->force != 0;
     quantize.check = options->check != 0;

@@ -65,8 +65,8 @@ def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise errors.ArgumentTypeError(
             f"quantize_checkpoint(): threads must be an int, got {type(threads).__name__}")
-    if not 0 <= threads <= 1024:
-        raise errors.ArgumentError(f"quantize_checkpoint(): threads={threads} is outside 0..1024")
+    if threads < 0:  # the upper bound is the library's (kMaxQuantizeThreads)
+        raise errors.ArgumentError(f"quantize_checkpoint(): threads={threads} is negative")
     library = _lib.lib()
     options = _lib.QuantizeOptions()
     library.mxf_quantize_options_init(ctypes.byref(options))

@@ -69,8 +69,10 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     Result<int> threads = parseIntFlag("--threads", threadsFlag.getValue());
     if (!threads.ok())
       return reportError(err, threads.error(), kExitUsage);
-    if (threads.value() < 1 || threads.value() > 1024)
-      return reportError(err, "--threads must be in 1..1024", kExitUsage);
+    if (threads.value() < 1 || unsigned(threads.value()) > weights::kMaxQuantizeThreads)
+      return reportError(err,
+                         "--threads must be in 1.." + std::to_string(weights::kMaxQuantizeThreads),
+                         kExitUsage);
     options.threads = unsigned(threads.value());
   }
   if (deviceFlag.getValue() != "host" && deviceFlag.getValue() != "emu")

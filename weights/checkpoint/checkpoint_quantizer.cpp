@@ -585,6 +585,10 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
                           const TextSink &err) {
   DirectoryLock lock; // held until every output is in place (below)
   // Phase 1: check everything.
+  if (options.threads > kMaxQuantizeThreads)
+    return Status::failure("threads=" + std::to_string(options.threads) + " is more than " +
+                           std::to_string(kMaxQuantizeThreads) +
+                           " (0 uses one per hardware thread)");
   if (Status s = checkUserSpec(options.spec); !s.ok())
     return s;
   Result<KernelSpec> probe = specFor(options.spec, 256, 256);

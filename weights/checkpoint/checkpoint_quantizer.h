@@ -51,10 +51,15 @@ public:
 /// progress line. Either may be empty (the text is dropped).
 using TextSink = std::function<void(std::string_view text)>;
 
+/// The most threads one quantize run uses; more is refused (a typo, and
+/// every thread holds a tensor's working set). The CLI, the C API and Python
+/// take theirs from here.
+constexpr unsigned kMaxQuantizeThreads = 1024;
+
 struct QuantizeOptions {
   std::string in, out, spec, tensors;
   std::optional<std::string> rotation; // FILE.npy, FILE.safetensors[:TENSOR]
-  unsigned threads = 0;                // 0: every hardware thread
+  unsigned threads = 0; // 0: every hardware thread; at most kMaxQuantizeThreads
   bool force = false, check = false;
   /// A progress line on the notes sink, rewritten per tensor: tensors done,
   /// GB/s of input, time left (the caller decides: a terminal).
