@@ -41,6 +41,14 @@ Status checkCompilable(const KernelSpec &spec) {
   return rules->checkSupported(spec);
 }
 
+Status checkSpecOfFamily(const KernelSpec &spec, KernelOp op) {
+  if (Status valid = validateSpec(spec); !valid.ok())
+    return valid;
+  if (spec.op != op)
+    return Status::failure(printSpec(spec) + " is not a " + kernelOpName(op) + " spec");
+  return Status::success();
+}
+
 Result<KernelSpec> codeSpecFor(const KernelSpec &spec) {
   if (Status compilable = checkCompilable(spec); !compilable.ok())
     return compilable;

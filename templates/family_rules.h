@@ -48,6 +48,10 @@ const FamilyRules *findFamilyRules(KernelOp op);
 /// validateSpec, then whether a template generates the spec (one line
 /// naming the key otherwise).
 Status checkCompilable(const KernelSpec &spec);
+
+/// The checks every family's checkSupported starts with: validateSpec, then
+/// that `spec` is a spec of `op` ("<spec> is not a <op> spec").
+Status checkSpecOfFamily(const KernelSpec &spec, KernelOp op);
 /// The code spec of a compilable spec.
 Result<KernelSpec> codeSpecFor(const KernelSpec &spec);
 

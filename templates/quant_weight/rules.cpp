@@ -71,10 +71,8 @@ LaunchRecord quantWeightLaunchRecord(const KernelSpec &spec) {
 const QuantizerFamily &quantWeightQuantizer() { return kQuantizer; }
 
 Status checkQuantWeightSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (spec.op != KernelOp::QuantWeight)
-    return Status::failure(printSpec(spec) + " is not a quant_weight spec");
+  if (Status family = checkSpecOfFamily(spec, KernelOp::QuantWeight); !family.ok())
+    return family;
   // N <= 2^20 (validateSpec) keeps grid.y = pad256(N)/16 within HIP's 65536.
   // The element limit is what the emulator suite has exercised the address
   // arithmetic up to (64-bit throughout); beyond it, quantize row slices.

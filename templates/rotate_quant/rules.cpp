@@ -33,10 +33,8 @@ const QuantizerFamily kQuantizer = {
 const QuantizerFamily &rotateQuantQuantizer() { return kQuantizer; }
 
 Status checkRotateQuantSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (spec.op != KernelOp::RotateQuant)
-    return Status::failure(printSpec(spec) + " is not a rotate_quant spec");
+  if (Status family = checkSpecOfFamily(spec, KernelOp::RotateQuant); !family.ok())
+    return family;
   return checkRotatingQuantizerSupported(spec);
 }
 

@@ -2,6 +2,8 @@
 
 #include "templates/rotate_quant_gemm/tiling.h"
 
+#include "templates/family_rules.h"
+
 #include "numerics/reference.h"
 
 #include <algorithm>
@@ -10,10 +12,8 @@
 namespace mxf {
 
 Status checkRotateQuantGemmSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (spec.op != KernelOp::RotateQuantGemm)
-    return Status::failure(printSpec(spec) + " is not a rotate_quant_gemm spec");
+  if (Status family = checkSpecOfFamily(spec, KernelOp::RotateQuantGemm); !family.ok())
+    return family;
   auto unsupported = [&](const std::string &what) {
     return Status::failure(printSpec(spec) + ": the rotate_quant_gemm template does not support " +
                            what);

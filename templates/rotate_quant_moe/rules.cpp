@@ -57,10 +57,8 @@ LaunchRecord rotateQuantMoeLaunchRecord(const KernelSpec &spec) {
 const QuantizerFamily &rotateQuantMoeQuantizer() { return kQuantizer; }
 
 Status checkRotateQuantMoeSupported(const KernelSpec &spec) {
-  if (Status valid = validateSpec(spec); !valid.ok())
-    return valid;
-  if (spec.op != KernelOp::RotateQuantMoe)
-    return Status::failure(printSpec(spec) + " is not a rotate_quant_moe spec");
+  if (Status family = checkSpecOfFamily(spec, KernelOp::RotateQuantMoe); !family.ok())
+    return family;
   if (Status quantizer = checkRotatingQuantizerSupported(spec); !quantizer.ok())
     return quantizer;
   const KernelTiling tiling = chooseRotatingQuantizerTiling(spec, kQuantizer);
