@@ -30,7 +30,8 @@ from . import specs
 _library = None
 REGISTRATION = None  # "custom_op" or "Library", for tests and docs
 
-# Row paddings of the ABI's shapes (abi/operands.cpp): a4w4_shuffle scales of
+# Row paddings of the ABI's shapes (each family's op_abi.cpp, from
+# abi/operand_builders.cpp and numerics): a4w4_shuffle scales of
 # dense rows and A6W6 tiles pad rows to 256, MoE-sorted scales to 32.
 _TILE_ROWS = 256
 _MOE_ROW_PADDING = 32
@@ -85,8 +86,8 @@ def _require(condition, message):
 
 def _row_candidates(canonical):
     """Name -> f(rows) for every way an output extent of this spec's op may
-    depend on the launch's rows (abi/operands.cpp). Each f is plain integer
-    arithmetic, so it takes an int or a SymInt."""
+    depend on the launch's rows (the families' op_abi.cpp). Each f is plain
+    integer arithmetic, so it takes an int or a SymInt."""
     candidates = {"rows": lambda rows: rows,
                   f"pad{_TILE_ROWS}(rows)": lambda rows: _round_up(rows, _TILE_ROWS)}
     if specs.op_of(canonical) == "rotate_quant_moe":
