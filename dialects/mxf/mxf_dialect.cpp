@@ -187,8 +187,8 @@ ParseResult parseKernelOp(OpAsmParser &parser, OperationState &result, KernelOp 
     if (failed(parser.parseOptionalKeyword(&name, allowed))) {
       if (succeeded(parser.parseOptionalKeyword(&name)))
         return parser.emitError(loc)
-               << "operand '" << name << "' is not taken by this spec, which takes "
-               << operandSyntax(ctx, spec.value(), index) << " here" << order;
+               << "expected operand " << operandSyntax(ctx, spec.value(), index) << ", got '"
+               << name << "'" << order;
       return parser.emitError(loc)
              << "missing operand " << operandSyntax(ctx, spec.value(), index) << order;
     }

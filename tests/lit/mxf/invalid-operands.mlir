@@ -105,7 +105,7 @@ func.func @learned_per_block_without_r(%w: memref<16x4096xbf16>, %q: memref<16x2
 // -----
 
 func.func @hadamard_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+2 {{operand 'r' is not taken by this spec, which takes q(%q : memref<16x2048xi8>) for M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row) here (rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950 takes x, q, s, rows, in this order)}}
+  // expected-error @+2 {{expected operand q(%q : memref<16x2048xi8>) for M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row), got 'r' (rotate_quant:K=4096,RS=64,rot=hadamard,M=16,fmt=fp4,scale=even,round=rne,inter=f32,layout=plain,arch=gfx950 takes x, q, s, rows, in this order)}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain>
       x(%x : memref<16x4096xbf16>) r(%r : memref<64x64xbf16>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
@@ -114,7 +114,7 @@ func.func @hadamard_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %q:
 // -----
 
 func.func @no_rotation_with_r(%x: memref<16x4096xbf16>, %r: memref<64x64xbf16>, %wq: memref<16x2048xi8>, %ws: memref<16x128xi8>, %y: memref<16x16xbf16>, %m: i32) {
-  // expected-error @+2 {{operand 'r' is not taken by this spec, which takes w_q(%w_q : memref<16x2048xi8>)}}
+  // expected-error @+2 {{expected operand w_q(%w_q : memref<16x2048xi8>) for N=16, K=4096, fmt=fp4, wlayout=plain (4-bit codes, K*4/8 bytes per row), got 'r'}}
   mxf.rotate_quant_gemm <K = 4096, N = 16, RS = 0, rot = none, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
       x(%x : memref<16x4096xbf16>) r(%r : memref<64x64xbf16>) w_q(%wq : memref<16x2048xi8>) w_s(%ws : memref<16x128xi8>) y(%y : memref<16x16xbf16>) rows(%m)
   return
@@ -250,7 +250,7 @@ func.func @select_mask_without_the_mask(%x: memref<16x4096xbf16>, %q: memref<16x
 // -----
 
 func.func @layer_mask_without_select_mask(%x: memref<16x4096xbf16>, %l: memref<48xi32>, %q: memref<16x2048xi8>, %s: memref<16x128xi8>, %m: i32) {
-  // expected-error @+2 {{operand 'layer_mask' is not taken by this spec, which takes q(%q : memref<16x2048xi8>)}}
+  // expected-error @+2 {{expected operand q(%q : memref<16x2048xi8>) for M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row), got 'layer_mask'}}
   mxf.rotate_quant <K = 4096, RS = 64, rot = hadamard, M = 16, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, select = flag>
       x(%x : memref<16x4096xbf16>) layer_mask(%l : memref<48xi32>) q(%q : memref<16x2048xi8>) s(%s : memref<16x128xi8>) rows(%m)
   return
@@ -273,5 +273,15 @@ func.func @a6w6_tiles_given_plain_rows(%x: memref<16x160xbf16>, %q: memref<16x12
   // expected-error @+1 {{operand #1 (q) must be memref<256x384xi8> for M=16, K=160, layout=mxfp6_c0c1_256_padk2 (rows padded to 256; per row tile 4 K tiles = ceil(K/128) + 2 guard, 24576 bytes each), got memref<16x120xi8>}}
   mxf.rotate_quant <K = 160, RS = 32, rot = hadamard, M = 16, fmt = fp6_e2m3, scale = even, round = rne, inter = f32, layout = mxfp6_c0c1_256_padk2>
       x(%x : memref<16x160xbf16>) q(%q : memref<16x120xi8>) s(%s : memref<256x16xi8>) rows(%m)
+  return
+}
+
+// -----
+
+// An operand list that ends early: the next op's name is not an operand.
+func.func @operands_end_early(%x: memref<16x4096xbf16>, %m: i32) {
+  // expected-error @+3 {{expected operand q(%q : memref<16x2048xi8>) for M=16, K=4096, fmt=fp4 (4-bit codes, K*4/8 bytes per row), got 'return'}}
+  mxf.rotate_quant <K = 4096, RS = 64>
+      x(%x : memref<16x4096xbf16>)
   return
 }
