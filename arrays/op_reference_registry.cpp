@@ -6,8 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arrays/op_reference.h"
-
-#include <iterator>
+#include "spec/family_table.h"
 
 // Each family's reference run, defined in its op_reference.cpp.
 #define MXF_FAMILY(Op, folder)                                                                     \
@@ -25,11 +24,7 @@ const OpReference *opReference(KernelOp op) {
 #include "templates/families.def"
 #undef MXF_FAMILY
   };
-  static_assert(std::size(kOps) == std::size(kAllKernelOps), "one reference per KernelOp");
-  const size_t index = static_cast<size_t>(op);
-  if (index >= std::size(kOps))
-    return nullptr;
-  return kOps[index]->op == op ? kOps[index] : nullptr;
+  return familyEntry(kOps, op);
 }
 
 size_t elementCount(const std::vector<size_t> &shape) {

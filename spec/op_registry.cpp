@@ -6,8 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spec/op_declaration.h"
-
-#include <iterator>
+#include "spec/family_table.h"
 
 namespace mxf {
 
@@ -25,11 +24,7 @@ const OpDeclaration *opDeclaration(KernelOp op) {
 #include "templates/families.def"
 #undef MXF_FAMILY
   };
-  static_assert(std::size(kOps) == std::size(kAllKernelOps), "one declaration per KernelOp");
-  const size_t index = static_cast<size_t>(op);
-  if (index >= std::size(kOps))
-    return nullptr;
-  return kOps[index]->op == op ? kOps[index] : nullptr;
+  return familyEntry(kOps, op);
 }
 
 } // namespace mxf
