@@ -68,6 +68,17 @@ Status addReferenceOutput(const ReferenceSignature &sig, const char *name, std::
   return Status::success();
 }
 
+/// A quantizer's result as the outputs q (codes) and s (scales), or its
+/// failure with the op's name: what rotate_quant and quant_weight return.
+inline Status addQuantizedRows(const ReferenceSignature &sig, const char *op,
+                               Result<QuantizedRows> rows, NpyArrays &outputs) {
+  if (!rows.ok())
+    return Status::failure(std::string(op) + ": " + rows.error());
+  if (Status s = addReferenceOutput(sig, "q", std::move(rows.value().codes), outputs); !s.ok())
+    return s;
+  return addReferenceOutput(sig, "s", std::move(rows.value().scales), outputs);
+}
+
 } // namespace mxf::arrays
 
 #endif // MXFORGE_ARRAYS_OP_REFERENCE_H

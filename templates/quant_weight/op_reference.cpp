@@ -13,14 +13,11 @@ namespace {
 using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
-  Result<QuantizedRows> rows = quantWeight(call.problem, call.spec.wlayout,
-                                           call.inputs.at("w").as<uint16_t>().data(),
-                                           call.sig.rows, call.r);
-  if (!rows.ok())
-    return Status::failure("quant_weight: " + rows.error());
-  if (Status s = addReferenceOutput(call.sig, "q", std::move(rows.value().codes), outputs); !s.ok())
-    return s;
-  return addReferenceOutput(call.sig, "s", std::move(rows.value().scales), outputs);
+  return addQuantizedRows(call.sig, "quant_weight",
+                          quantWeight(call.problem, call.spec.wlayout,
+                                      call.inputs.at("w").as<uint16_t>().data(), call.sig.rows,
+                                      call.r),
+                          outputs);
 }
 
 } // namespace

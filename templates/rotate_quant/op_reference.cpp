@@ -13,13 +13,10 @@ namespace {
 using namespace arrays;
 
 Status run(const ReferenceCall &call, NpyArrays &outputs, std::map<std::string, size_t> &) {
-  Result<QuantizedRows> rows =
-      rotateQuant(call.problem, call.inputs.at("x").as<uint16_t>().data(), call.sig.rows, call.r);
-  if (!rows.ok())
-    return Status::failure("rotate_quant: " + rows.error());
-  if (Status s = addReferenceOutput(call.sig, "q", std::move(rows.value().codes), outputs); !s.ok())
-    return s;
-  return addReferenceOutput(call.sig, "s", std::move(rows.value().scales), outputs);
+  return addQuantizedRows(
+      call.sig, "rotate_quant",
+      rotateQuant(call.problem, call.inputs.at("x").as<uint16_t>().data(), call.sig.rows, call.r),
+      outputs);
 }
 
 } // namespace
