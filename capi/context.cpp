@@ -521,10 +521,12 @@ mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_ker
                       launcher.operandsAt(m)[i].derivation + ")");
   }
   checked = std::move(prepared.value());
-  const bool routed = std::any_of(table.begin(), table.end(), [](const mxf::KernelOperand &o) {
-    return std::string_view(o.name) == "topk_ids";
-  });
-  if (routed && context.onlyOwnBuffers)
+  // Only the emu device's own buffers can be read on the host; the operand
+  // scan runs only then, not on every hip launch.
+  if (context.onlyOwnBuffers &&
+      std::any_of(table.begin(), table.end(), [](const mxf::KernelOperand &o) {
+        return std::string_view(o.name) == "topk_ids";
+      }))
     return checkRoutingOnHost(name, context, kernel.handle->spec, m, operands, kernel);
   return MXF_SUCCESS;
 }
