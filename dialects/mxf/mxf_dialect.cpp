@@ -72,11 +72,12 @@ std::string str(Type type) {
   return out;
 }
 
-/// The operand names a spec takes, in order: the buffers, then the row
-/// count where the op has one.
-std::vector<std::string> operandNames(const KernelSpec &spec) {
+/// The operand names a spec takes, in order: its buffers (kernelOperands),
+/// then the row count where the op has one.
+std::vector<std::string> operandNames(const KernelSpec &spec,
+                                      const std::vector<KernelOperand> &buffers) {
   std::vector<std::string> names;
-  for (const KernelOperand &operand : kernelOperands(spec))
+  for (const KernelOperand &operand : buffers)
     names.push_back(operand.name);
   if (kernelHasRowsOperand(spec.op))
     names.push_back(kRowsOperandName);
@@ -92,8 +93,8 @@ std::string joined(const std::vector<std::string> &names) {
 
 /// `name(%v : type)` of the operand the spec takes at `index`, for "add ..."
 /// hints.
-std::string operandSyntax(MLIRContext *ctx, const KernelSpec &spec, size_t index) {
-  std::vector<KernelOperand> buffers = kernelOperands(spec);
+std::string operandSyntax(MLIRContext *ctx, const std::vector<KernelOperand> &buffers,
+                          size_t index) {
   if (index >= buffers.size())
     return std::string(kRowsOperandName) + "(%rows)";
   return std::string(buffers[index].name) + "(%" + buffers[index].name + " : " +
@@ -175,7 +176,8 @@ ParseResult parseKernelOp(OpAsmParser &parser, OperationState &result, KernelOp 
   result.addAttribute("spec", parser.getBuilder().getStringAttr(printSpec(spec.value())));
 
   MLIRContext *ctx = parser.getContext();
-  const std::vector<std::string> expected = operandNames(spec.value());
+  const std::vector<KernelOperand> buffers = kernelOperands(spec.value());
+  const std::vector<std::string> expected = operandNames(spec.value(), buffers);
   // Only the spec's names are read as operand names, so that the next op's
   // name (`return`) is never taken for one.
   const std::vector<StringRef> allowed(expected.begin(), expected.end());
@@ -187,14 +189,14 @@ ParseResult parseKernelOp(OpAsmParser &parser, OperationState &result, KernelOp 
     if (failed(parser.parseOptionalKeyword(&name, allowed))) {
       if (succeeded(parser.parseOptionalKeyword(&name)))
         return parser.emitError(loc)
-               << "expected operand " << operandSyntax(ctx, spec.value(), index) << ", got '"
+               << "expected operand " << operandSyntax(ctx, buffers, index) << ", got '"
                << name << "'" << order;
       return parser.emitError(loc)
-             << "missing operand " << operandSyntax(ctx, spec.value(), index) << order;
+             << "missing operand " << operandSyntax(ctx, buffers, index) << order;
     }
     if (name != expected[index])
       return parser.emitError(loc) << "operand '" << name << "' given where the spec takes "
-                                   << operandSyntax(ctx, spec.value(), index) << order;
+                                   << operandSyntax(ctx, buffers, index) << order;
     OpAsmParser::UnresolvedOperand value;
     Type type = IntegerType::get(ctx, 32); // rows
     if (parser.parseLParen() || parser.parseOperand(value))
@@ -221,7 +223,8 @@ void printKernelOp(OpAsmPrinter &printer, Operation *op, StringRef specText) {
     first = false;
   }
   printer << ">";
-  const std::vector<std::string> names = operandNames(spec.value());
+  const std::vector<std::string> names =
+      operandNames(spec.value(), kernelOperands(spec.value()));
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
     printer << ' ' << (index < names.size() ? names[index] : std::string("extra")) << '(';
     printer.printOperand(operand);
@@ -248,7 +251,7 @@ LogicalResult verifyKernelOp(Operation *op, KernelOp kind, StringRef specText) {
                              << "\"); it computes " << kernelOpName(kind);
   MLIRContext *ctx = op->getContext();
   const std::vector<KernelOperand> buffers = kernelOperands(spec);
-  const std::vector<std::string> names = operandNames(spec);
+  const std::vector<std::string> names = operandNames(spec, buffers);
   if (op->getNumOperands() != names.size())
     return op->emitOpError() << "takes " << names.size() << " operands for "
                              << printSpec(spec) << " (" << joined(names) << "), got "
