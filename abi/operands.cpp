@@ -74,7 +74,17 @@ uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
 
 bool kernelHasRowsOperand(KernelOp op) {
   const OpAbi *abi = opAbi(op);
-  return abi && abi->rowsOperand;
+  return abi && abi->rowsFrom != nullptr;
+}
+
+std::vector<RowExtent> kernelRowExtents(const KernelSpec &spec) {
+  static_assert(kA4W4RowPadding == 256, "the label below names the padding");
+  const int64_t tileRows = static_cast<int64_t>(kA4W4RowPadding);
+  std::vector<RowExtent> extents = {{"rows", 1, 0, 1, 1}, {"pad256(rows)", 1, 0, 1, tileRows}};
+  const OpAbi *abi = opAbi(spec.op);
+  if (abi && abi->rowExtents)
+    abi->rowExtents(spec, extents);
+  return extents;
 }
 
 bool kernelHasSeedOperand(const KernelSpec &spec) {

@@ -36,6 +36,9 @@ struct OpDeclaration {
   /// The op's own rules, checked after the shared ones of key values,
   /// shapes and rotation; null when there are none.
   Status (*validate)(const KernelSpec &spec) = nullptr;
+  /// What the op computes, its arguments and results, as bindings show it
+  /// (Python's docstring of mxforge.<op>, help(torch.ops.mxforge.<op>)).
+  const char *description = "";
 };
 
 /// The declaration of `op`; null for a value outside KernelOp.

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 5
+#define MXFORGE_API_VERSION_MINOR 6
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -387,6 +387,55 @@ MXF_API mxf_status mxf_spec_bucket_for(int m, int *bucket);
  * (select=flag), "layer" (select=mask) or NULL (always rotates), as
  * mxf_kernel_get_selection says of a loaded kernel. */
 MXF_API mxf_status mxf_spec_get_selection(const char *spec, const char **arg_name);
+
+/*===--- The ops' interfaces (C API 1.6) ---------------------------------===*/
+
+/* What a binding needs to offer one function per op without restating the
+ * op (docs/abi.md, "The ops' interfaces"): its keys, every operand it may
+ * take, the input whose rows are the launch's m, and the keys an input's
+ * shape may supply. All strings and arrays are static. */
+typedef struct mxf_op_operand {
+  const char *name;    /* "x", "r", "q", ... */
+  const char *element; /* "bf16", "i8", "i32", "f32" */
+  int is_output;
+  int optional;        /* taken by some specs only (r, seed, layer_mask, ...) */
+  unsigned ranks;      /* bit r set: it may have r dimensions */
+} mxf_op_operand;
+
+typedef struct mxf_op_shape_key {
+  const char *key;     /* a spec key ("K") */
+  const char *operand; /* the input whose shape gives it when the spec leaves it out */
+  int dimension;       /* of that input; -1 is the last */
+} mxf_op_shape_key;
+
+typedef struct mxf_op_info {
+  const char *name;      /* the op, as a spec names it */
+  const char *rows_from; /* the input whose first dimension is m; NULL: a launch
+                            processes the spec's N rows (quant_weight) */
+  const char *const *keys; /* its spec keys, canonical order */
+  size_t key_count;
+  const mxf_op_operand *operands; /* launch order; a spec takes a subsequence */
+  size_t operand_count;
+  const mxf_op_shape_key *shape_keys;
+  size_t shape_key_count;
+  const char *description; /* its help text: what it computes, arguments, results */
+} mxf_op_info;
+
+/* The number of ops, and op `index` (0..count-1). */
+MXF_API mxf_status mxf_op_count(size_t *count);
+MXF_API mxf_status mxf_op_get_info(size_t index, mxf_op_info *info);
+
+/* How operand extents of `spec` may follow the launch's rows, for shape
+ * propagation with a symbolic m: each extent of mxf_spec_get_operands that
+ * changes with m is one of these, extent = roundUp(ceilDiv(scale * m +
+ * offset, divisor), multiple). Writes min(count, capacity) entries; labels
+ * are static ("rows", "pad256(rows)", "capacity", ...). */
+typedef struct mxf_row_extent {
+  const char *label;
+  int64_t scale, offset, divisor, multiple;
+} mxf_row_extent;
+MXF_API mxf_status mxf_spec_get_row_extents(const char *spec, mxf_row_extent *extents,
+                                            size_t capacity, size_t *count);
 
 /*===--- What a context holds (start-up reports) -------------------------===*/
 

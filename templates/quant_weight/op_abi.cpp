@@ -31,9 +31,24 @@ void operands(const KernelSpec &spec, int64_t /*rows*/, const std::string & /*ro
       meant(scaleOperand("s", spec, n, nWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
 }
 
+using E = OperandElement;
+
+constexpr OperandSlot kSlots[] = {
+    {"w", E::Bf16, false, false, kRanks2},
+    {"r", E::Bf16, false, true, kRanks2 | kRanks3},
+    {"q", E::I8, true, false, kRanks2},
+    {"s", E::I8, true, false, kRanks2},
+};
+constexpr ShapeKey kShapeKeys[] = {{spec_detail::SpecKey::K, "w", 1},
+                                   {spec_detail::SpecKey::N, "w", 0}};
+
 } // namespace
 
-extern const OpAbi kOpAbi = {KernelOp::QuantWeight, /*rowsOperand=*/false,
-                             /*srSeedOperand=*/false, operands};
+extern const OpAbi kOpAbi = {KernelOp::QuantWeight,
+                             /*rowsFrom=*/nullptr,
+                             /*srSeedOperand=*/false,
+                             operands,
+                             spanOf(kSlots),
+                             spanOf(kShapeKeys)};
 
 } // namespace mxf::quant_weight

@@ -31,9 +31,25 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
       meant(scaleOperand("s", spec, m, mWhy, kA4W4RowPadding, true), scalesMeaning(spec)));
 }
 
+using E = OperandElement;
+
+constexpr OperandSlot kSlots[] = {
+    {"x", E::Bf16, false, false, kRanks2},
+    {"r", E::Bf16, false, true, kRanks2 | kRanks3},
+    {"seed", E::I32, false, true, kRanks1},
+    {"layer_mask", E::I32, false, true, kRanks1},
+    {"q", E::I8, true, false, kRanks2},
+    {"s", E::I8, true, false, kRanks2},
+};
+constexpr ShapeKey kShapeKeys[] = {{spec_detail::SpecKey::K, "x", 1}};
+
 } // namespace
 
-extern const OpAbi kOpAbi = {KernelOp::RotateQuant, /*rowsOperand=*/true,
-                             /*srSeedOperand=*/true, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuant,
+                             /*rowsFrom=*/"x",
+                             /*srSeedOperand=*/true,
+                             operands,
+                             spanOf(kSlots),
+                             spanOf(kShapeKeys)};
 
 } // namespace mxf::rotate_quant

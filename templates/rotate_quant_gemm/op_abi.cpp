@@ -44,9 +44,25 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
       spec.fmt == ElemFormat::E2M3 ? "bf16 bf16(x.R).W^T (W6A16)" : "bf16 x.W^T"));
 }
 
+using E = OperandElement;
+
+constexpr OperandSlot kSlots[] = {
+    {"x", E::Bf16, false, false, kRanks2},
+    {"r", E::Bf16, false, true, kRanks2 | kRanks3},
+    {"w_q", E::I8, false, false, kRanks2},
+    {"w_s", E::I8, false, false, kRanks2},
+    {"y", E::Bf16, true, false, kRanks2},
+};
+constexpr ShapeKey kShapeKeys[] = {{spec_detail::SpecKey::K, "x", 1},
+                                   {spec_detail::SpecKey::N, "w_q", 0}};
+
 } // namespace
 
-extern const OpAbi kOpAbi = {KernelOp::RotateQuantGemm, /*rowsOperand=*/true,
-                             /*srSeedOperand=*/false, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuantGemm,
+                             /*rowsFrom=*/"x",
+                             /*srSeedOperand=*/false,
+                             operands,
+                             spanOf(kSlots),
+                             spanOf(kShapeKeys)};
 
 } // namespace mxf::rotate_quant_gemm

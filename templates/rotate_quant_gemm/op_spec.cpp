@@ -27,6 +27,27 @@ Status validate(const KernelSpec &spec) {
   return Status::success();
 }
 
+// What bindings show as the op's help (Python's docstring, docs/python.md).
+constexpr const char kDescription[] = R"(y = x.W^T through the fused decode GEMM. With fmt="fp4" (A4W4, the
+default) it rotates and MXFP4-quantizes the rows of `x` ([m, K] bf16) as
+rotate_quant does and multiplies them with MXFP4 weights; with
+fmt="fp6_e2m3" (W6A16) it rotates them, rounds them to bf16 and
+multiplies them with MXFP6 E2M3 weights (converted to bf16 exactly in
+registers). The weights are quant_weight's, with the same rotation keys.
+
+`w_q` (uint8 codes in the spec's wlayout: fp4 [N, K/2], plain or
+preshuffle_16x16; fp6_e2m3 [N, 3K/4], plain or w6a16_16x128) and `w_s`
+(uint8 E8M0 scales, [N, K/32] plain or [pad256(N), pad8(K/32)] with
+layout=a4w4_shuffle) are quant_weight's outputs; `spec` is a
+rotate_quant_gemm spec (docs/spec.md) and keyword arguments may stand in
+for or add to its keys (``rs=64, scale="even", layout="a4w4_shuffle",
+wlayout="preshuffle_16x16"``); K defaults to x.shape[1] and N to
+w_q.shape[0]. `r` is the learned rotation for rot=learned /
+learned_per_block. Returns y ([m, N] bf16, a new array of x's kind and
+device), or writes it into ``out=y`` (or ``out=(y,)``). Rows of x and of
+an out y may be strided. The sum's order is numerics'
+(docs/numerics.md): the same bytes on every run.)";
+
 } // namespace
 
 extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
@@ -35,6 +56,7 @@ extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
                                              keyList(kRequired),
                                              /*writesA6W6Tiles=*/false,
                                              /*fillDefaults=*/nullptr,
-                                             validate};
+                                             validate,
+                                             kDescription};
 
 } // namespace mxf::rotate_quant_gemm

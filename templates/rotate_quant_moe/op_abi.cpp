@@ -91,9 +91,45 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
                       "valid entries of sorted_ids, then m"));
 }
 
+using E = OperandElement;
+
+constexpr OperandSlot kSlots[] = {
+    {"x", E::Bf16, false, false, kRanks2 | kRanks3},
+    {"r", E::Bf16, false, true, kRanks2 | kRanks3},
+    {"seed", E::I32, false, true, kRanks1},
+    {"topk_ids", E::I32, false, false, kRanks2},
+    {"topk_weights", E::F32, false, false, kRanks2},
+    {"expert_mask", E::I32, false, true, kRanks1},
+    {"q", E::I8, true, false, kRanks2 | kRanks3},
+    {"s", E::I8, true, false, kRanks2},
+    {"sorted_ids", E::I32, true, false, kRanks1},
+    {"sorted_weights", E::F32, true, false, kRanks1},
+    {"sorted_expert_ids", E::I32, true, false, kRanks1},
+    {"num_valid_ids", E::I32, true, false, kRanks1},
+};
+// K from x's last dimension ([m, K], or [m, topk, K] at stage 2), topk from
+// the routing's width.
+constexpr ShapeKey kShapeKeys[] = {{spec_detail::SpecKey::K, "x", -1},
+                                   {spec_detail::SpecKey::Topk, "topk_ids", 1}};
+
+// The sorted outputs follow AITER's capacity m*topk + E*block - topk
+// (moeCapacity): the scales pad it to 32 rows, the expert ids count blocks.
+void rowExtents(const KernelSpec &spec, std::vector<RowExtent> &extents) {
+  static_assert(kMoeRowPadding == 32, "the label below names the padding");
+  const int64_t offset = int64_t(spec.E) * spec.block - spec.topk;
+  extents.push_back({"capacity", spec.topk, offset, 1, 1});
+  extents.push_back({"pad32(capacity)", spec.topk, offset, 1, int64_t(kMoeRowPadding)});
+  extents.push_back({"ceil(capacity/block)", spec.topk, offset, spec.block, 1});
+}
+
 } // namespace
 
-extern const OpAbi kOpAbi = {KernelOp::RotateQuantMoe, /*rowsOperand=*/true,
-                             /*srSeedOperand=*/true, operands};
+extern const OpAbi kOpAbi = {KernelOp::RotateQuantMoe,
+                             /*rowsFrom=*/"x",
+                             /*srSeedOperand=*/true,
+                             operands,
+                             spanOf(kSlots),
+                             spanOf(kShapeKeys),
+                             rowExtents};
 
 } // namespace mxf::rotate_quant_moe

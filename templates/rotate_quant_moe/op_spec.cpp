@@ -61,6 +61,23 @@ Status validate(const KernelSpec &spec) {
   return Status::success();
 }
 
+// What bindings show as the op's help (Python's docstring, docs/python.md).
+constexpr const char kDescription[] = R"(Rotates and MX-quantizes the tokens of a MoE layer and sorts their
+routing as AITER's fused MoE expects, in one launch.
+
+`x` is [m, K] bf16 (stage 1, one row per token) or [m, topk, K] (stage=2,
+one row per routed (token, slot)); `topk_ids` [m, topk] int32 and
+`topk_weights` [m, topk] float32 are the router's choice. `spec` is a
+rotate_quant_moe spec (docs/spec.md); keyword arguments may stand in for
+or add to its keys (``e=128, rs=128, scale="rceil",
+layout="a4w4_shuffle", block=32``); K defaults to x's last dimension and
+topk to topk_ids.shape[1]; E must be given. `r` is the learned rotation;
+`expert_mask` ([E] int32, nonzero = local) goes with emask=1. Returns
+(q, s, sorted_ids, sorted_weights, sorted_expert_ids, num_valid_ids) in
+docs/templates.md's formats (s holds the valid sorted rows' scales; rows
+past them are not written), or writes them into ``out=(...)``. Ids
+outside [0, E) are refused on the emu device (the C API reads them).)";
+
 } // namespace
 
 extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantMoe,
@@ -69,6 +86,7 @@ extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantMoe,
                                              keyList(kRequired),
                                              /*writesA6W6Tiles=*/false,
                                              fillDefaults,
-                                             validate};
+                                             validate,
+                                             kDescription};
 
 } // namespace mxf::rotate_quant_moe

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -75,6 +76,105 @@ TEST(CApiIntrospection, SpecKeyNamesAreExactlyWhatTheParserAccepts) {
   EXPECT_FALSE(listed.count("k"));
   EXPECT_FALSE(listed.count("bucket"));
   EXPECT_EQ(mxf_spec_key_names(nullptr, &count), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, EachOpsInterfaceNamesItsKeysOperandsRowsAndShapeKeys) {
+  size_t count = 0;
+  ASSERT_EQ(mxf_op_count(&count), MXF_SUCCESS);
+  std::map<std::string, mxf_op_info> ops;
+  for (size_t i = 0; i < count; ++i) {
+    mxf_op_info info{};
+    ASSERT_EQ(mxf_op_get_info(i, &info), MXF_SUCCESS) << lastError();
+    ops[info.name] = info;
+    EXPECT_GT(std::strlen(info.description), 200u) << info.name << " has no help text";
+    // Every key its canonical text writes is one of its keys, in their order.
+    char canonical[1024];
+    // A spec of this op from the sizes it has among K, N, topk, E.
+    std::string spec = std::string(info.name) + ":";
+    const std::map<std::string, std::string> sizes = {
+        {"K", "4096"}, {"N", "512"}, {"topk", "8"}, {"E", "64"}};
+    for (size_t k = 0; k < info.key_count; ++k)
+      if (sizes.count(info.keys[k]))
+        spec += std::string(info.keys[k]) + "=" + sizes.at(info.keys[k]) + ",";
+    spec.pop_back();
+    ASSERT_EQ(mxf_spec_canonical(spec.c_str(), canonical, sizeof canonical, nullptr),
+              MXF_SUCCESS)
+        << lastError();
+    const std::string body = std::strchr(canonical, ':') + 1;
+    size_t next = 0;
+    for (size_t start = 0; start < body.size();) {
+      const size_t end = std::min(body.find(',', start), body.size());
+      const std::string key = body.substr(start, body.find('=', start) - start);
+      while (next < info.key_count && key != info.keys[next])
+        ++next;
+      EXPECT_LT(next, info.key_count) << info.name << ": " << key << " is not among its keys";
+      start = end + 1;
+    }
+    // Every operand of that spec is one of its slots.
+    mxf_operand_shape shapes[16];
+    size_t operandCount = 0;
+    ASSERT_EQ(mxf_spec_get_operands(spec.c_str(), 4, shapes, 16, &operandCount), MXF_SUCCESS);
+    for (size_t o = 0; o < operandCount; ++o) {
+      bool found = false;
+      for (size_t slot = 0; slot < info.operand_count; ++slot)
+        found |= std::strcmp(info.operands[slot].name, shapes[o].name) == 0 &&
+                 std::strcmp(info.operands[slot].element, shapes[o].element) == 0 &&
+                 info.operands[slot].is_output == shapes[o].is_output &&
+                 (info.operands[slot].ranks >> shapes[o].rank & 1u);
+      EXPECT_TRUE(found) << info.name << ": operand " << shapes[o].name << " has no slot";
+    }
+  }
+  ASSERT_EQ(ops.size(), count) << "an op is listed twice";
+  ASSERT_TRUE(ops.count("rotate_quant") && ops.count("quant_weight") &&
+              ops.count("rotate_quant_gemm") && ops.count("rotate_quant_moe"));
+  EXPECT_STREQ(ops["rotate_quant"].rows_from, "x");
+  EXPECT_EQ(ops["quant_weight"].rows_from, nullptr) << "a weight pass has no row count";
+  const mxf_op_info &gemm = ops["rotate_quant_gemm"];
+  std::map<std::string, std::string> shapeKeys;
+  for (size_t i = 0; i < gemm.shape_key_count; ++i)
+    shapeKeys[gemm.shape_keys[i].key] =
+        std::string(gemm.shape_keys[i].operand) + ":" + std::to_string(gemm.shape_keys[i].dimension);
+  EXPECT_EQ(shapeKeys, (std::map<std::string, std::string>{{"K", "x:1"}, {"N", "w_q:0"}}));
+
+  mxf_op_info info{};
+  EXPECT_EQ(mxf_op_get_info(count, &info), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("op count"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_op_get_info(0, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxf_op_count(nullptr), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApiIntrospection, RowExtentsGiveTheOperandShapesAtEveryRowCount) {
+  const char *spec = "rotate_quant_moe:K=512,RS=32,M=8,topk=2,E=8,block=16";
+  mxf_row_extent extents[8];
+  size_t count = 0;
+  ASSERT_EQ(mxf_spec_get_row_extents(spec, extents, 8, &count), MXF_SUCCESS) << lastError();
+  ASSERT_GE(count, 5u);
+  std::map<std::string, mxf_row_extent> byLabel;
+  for (size_t i = 0; i < count; ++i)
+    byLabel[extents[i].label] = extents[i];
+  auto at = [](const mxf_row_extent &e, int64_t m) {
+    const int64_t divided = (e.scale * m + e.offset + e.divisor - 1) / e.divisor;
+    return (divided + e.multiple - 1) / e.multiple * e.multiple;
+  };
+  for (int m : {1, 5, 8, 300}) {
+    mxf_operand_shape shapes[16];
+    size_t operandCount = 0;
+    ASSERT_EQ(mxf_spec_get_operands(spec, m, shapes, 16, &operandCount), MXF_SUCCESS);
+    std::map<std::string, int64_t> first;
+    for (size_t o = 0; o < operandCount; ++o)
+      first[shapes[o].name] = shapes[o].shape[0];
+    EXPECT_EQ(first["sorted_ids"], at(byLabel.at("capacity"), m)) << m;
+    EXPECT_EQ(first["s"], at(byLabel.at("pad32(capacity)"), m)) << m;
+    EXPECT_EQ(first["sorted_expert_ids"], at(byLabel.at("ceil(capacity/block)"), m)) << m;
+    EXPECT_EQ(first["x"], at(byLabel.at("rows"), m)) << m;
+  }
+  // Counting only, then bad input.
+  ASSERT_EQ(mxf_spec_get_row_extents("rotate_quant:K=64", nullptr, 0, &count), MXF_SUCCESS);
+  EXPECT_EQ(count, 2u) << "rows and pad256(rows)";
+  EXPECT_EQ(mxf_spec_get_row_extents("rotate_quant:K=63", extents, 8, &count),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("invalid spec"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_spec_get_row_extents(spec, nullptr, 4, &count), MXF_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(CApiIntrospection, MBucketsAndBucketForAgree) {
