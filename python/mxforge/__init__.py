@@ -13,9 +13,7 @@ and numpy arrays run on the gfx950 emulator ("emu"), ROCm tensors on the GPU
 from .errors import (Error, LibraryNotFoundError, SpecError, ArgumentError, ArgumentTypeError,
                      NotFoundError, CompileError, BundleError, LaunchError, DeviceError,
                      VersionError, InternalError)
-from .families import (FAMILIES, RotateQuantResult, QuantWeightResult, RotateQuantMoeResult,
-                       available_ops)
-from .families import FUNCTIONS as _FUNCTIONS
+from .families import FAMILIES, OpResult, available_ops
 from .specs import canonical_spec, operands, Operand
 from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
                       CacheInfo, CompileResult)
@@ -29,12 +27,44 @@ from ._library import library_path
 
 __version__ = "0.1.0"
 
-rotate_quant = _FUNCTIONS["rotate_quant"]
-quant_weight = _FUNCTIONS["quant_weight"]
-rotate_quant_moe = _FUNCTIONS["rotate_quant_moe"]
-# A family whose kernel has not landed: calling it raises mxforge.Error
-# saying so (see FAMILIES[op].note).
-rotate_quant_gemm = _FUNCTIONS["rotate_quant_gemm"]
+
+
+def __getattr__(name):
+    # mxforge.<op> and mxforge.<Op>Result come from the library's op
+    # interfaces (families.py), read on first use: every op the library
+    # has, none restated here.
+    import os
+    if name.startswith("__") or os.path.exists(
+            os.path.join(os.path.dirname(__file__), name + ".py")):
+        # A submodule the import system asks for before loading it.
+        raise AttributeError(f"module 'mxforge' has no attribute '{name}'")
+    from . import families
+    try:
+        ops = families.FAMILIES
+        if name in ops:
+            made = families.function(name)
+        else:
+            by_type = {families.result_type_name(op): op for op in ops}
+            if name not in by_type:
+                raise AttributeError(f"module 'mxforge' has no attribute '{name}'")
+            made = families.result_type(by_type[name])
+    except LibraryNotFoundError:
+        if name.startswith("_"):
+            raise AttributeError(name) from None
+        raise
+    globals()[name] = made
+    return made
+
+
+def __dir__():
+    from . import families
+    try:
+        ops = dict(families.FAMILIES)
+    except LibraryNotFoundError:
+        ops = {}
+    return sorted(list(globals()) + list(ops) +
+                  [families.result_type_name(op) for op, family in ops.items()
+                   if len(family.outputs) > 1])
 
 
 def version():

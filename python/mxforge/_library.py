@@ -86,6 +86,39 @@ class OperandShape(_c.Structure):
     ]
 
 
+class OpOperand(_c.Structure):  # C API 1.6
+    _fields_ = [
+        ("name", _char_p),
+        ("element", _char_p),
+        ("is_output", _c.c_int),
+        ("optional", _c.c_int),
+        ("ranks", _c.c_uint),
+    ]
+
+
+class OpShapeKey(_c.Structure):
+    _fields_ = [("key", _char_p), ("operand", _char_p), ("dimension", _c.c_int)]
+
+
+class OpInfo(_c.Structure):
+    _fields_ = [
+        ("name", _char_p),
+        ("rows_from", _char_p),
+        ("keys", _c.POINTER(_char_p)),
+        ("key_count", _c.c_size_t),
+        ("operands", _c.POINTER(OpOperand)),
+        ("operand_count", _c.c_size_t),
+        ("shape_keys", _c.POINTER(OpShapeKey)),
+        ("shape_key_count", _c.c_size_t),
+        ("description", _char_p),
+    ]
+
+
+class RowExtent(_c.Structure):
+    _fields_ = [("label", _char_p), ("scale", _c.c_int64), ("offset", _c.c_int64),
+                ("divisor", _c.c_int64), ("multiple", _c.c_int64)]
+
+
 class KernelEntry(_c.Structure):
     _fields_ = [
         ("spec", _char_p),
@@ -180,6 +213,11 @@ _PROTOTYPES = {
     "mxf_spec_m_buckets": (_status, [_c.POINTER(_c.POINTER(_c.c_int)), _c.POINTER(_size)]),
     "mxf_spec_bucket_for": (_status, [_c.c_int, _c.POINTER(_c.c_int)]),
     "mxf_spec_get_selection": (_status, [_char_p, _c.POINTER(_char_p)]),
+    # C API 1.6: each op's interface, read instead of restated.
+    "mxf_op_count": (_status, [_c.POINTER(_size)]),
+    "mxf_op_get_info": (_status, [_size, _c.POINTER(OpInfo)]),
+    "mxf_spec_get_row_extents": (_status, [_char_p, _c.POINTER(RowExtent), _size,
+                                           _c.POINTER(_size)]),
     "mxf_quantize_options_init": (None, [_c.POINTER(QuantizeOptions)]),
     "mxf_quantize_checkpoint": (_status, [_c.POINTER(QuantizeOptions)]),
     "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),

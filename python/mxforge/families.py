@@ -1,113 +1,176 @@
-"""The kernel families and their Python functions: one table entry each.
+"""The ops and their Python functions, built from the C library's op
+interfaces (mxf_op_get_info, C API 1.6), never restated here.
 
-An entry names the op, its input arguments (in the order the Python function
-takes them), their element types, which input gives the row count m, which
-spec keys default from an input's shape, and its outputs. The generic runner
-(_runner.py) takes operand order, shapes and strides from the C library, and
-torch_ops.py registers one torch op per available entry. A family whose
-kernel does not exist yet is listed with available=False and no function.
+Each op's folder in the C++ tree declares its keys, every operand it may
+take (element, direction, whether only some specs take it, its ranks), the
+input whose first dimension is the launch's row count, the keys an input's
+shape supplies, and its help text. From those this module makes, on first
+use, a Family per op and the function mxforge.<op>:
+
+    <op>(<required inputs>, spec=None, <optional inputs>=None, *, out=None,
+         [rotate=None, layer=None,] **spec_keys)
+
+rotate=/layer= exist for ops with the select key. The generic runner
+(_runner.py) takes operand order, shapes and strides from the library, and
+torch_ops.py registers one torch op per Family. A new op in the library is a
+new function here without a change to this file.
 """
 
+import ctypes
 import functools
-from dataclasses import dataclass, field
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
 from . import _arrays
+from . import _library as _lib
 from . import _runner
 from . import errors
 from . import specs
+
+# Selective rotation's launch values: keywords of ops that have the select
+# key (the C API names which one a spec takes: mxf_spec_get_selection).
+SELECTION_KEYWORDS = ("rotate", "layer")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One operand an op may take (abi/op_abi.h OperandSlot)."""
+    name: str
+    element: str          # "bf16", "i8", "i32", "f32"
+    is_output: bool
+    optional: bool        # only some specs take it
+    ranks: Tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class Family:
     op: str
-    inputs: Tuple[str, ...]            # argument names, in the function's order
-    optional: Tuple[str, ...]          # inputs that some specs take (r: learned rotations)
-    elements: Dict[str, str]           # argument -> "bf16", "i8", "i32", "f32"
-    outputs: Tuple[str, ...]
+    keys: Tuple[str, ...]              # its spec keys, canonical order
+    slots: Tuple[Slot, ...]            # launch order
     rows_from: Optional[str]           # the input whose first dimension is m; None: the
-    # spec's N is the launch's m (quant_weight: a launch always processes its N rows)
-    key_defaults: Dict[str, Tuple[str, int]] = field(default_factory=dict)
+    # spec's N is the launch's m (a weight pass always processes its N rows)
+    key_defaults: Dict[str, Tuple[str, int]]
     # spec key -> (input, dimension) that gives its default; dimension -1: the last
-    ranks: Dict[str, Tuple[int, ...]] = field(default_factory=dict)
-    # the ranks the inputs in key_defaults may have
-    result: Optional[type] = None      # the tuple type the function returns
+    description: str
+    result: Callable = None            # (outputs by name, KernelRun) -> what the function returns
     available: bool = True
-    note: str = ""
+
+    @property
+    def inputs(self):
+        """Input names in the function's order: launch order."""
+        return tuple(slot.name for slot in self.slots if not slot.is_output)
+
+    @property
+    def required(self):
+        return tuple(slot.name for slot in self.slots if not slot.is_output and not slot.optional)
+
+    @property
+    def optional(self):
+        return tuple(slot.name for slot in self.slots if not slot.is_output and slot.optional)
+
+    @property
+    def outputs(self):
+        return tuple(slot.name for slot in self.slots if slot.is_output)
+
+    @property
+    def elements(self):
+        return {slot.name: slot.element for slot in self.slots}
+
+    @property
+    def ranks(self):
+        return {slot.name: slot.ranks for slot in self.slots}
+
+    @property
+    def selects(self):
+        """Whether the op chooses its rotation per launch (the select key)."""
+        return "select" in self.keys
 
 
-class RotateQuantResult(tuple):
-    """(q, s), plus what ran: ``.run`` (a KernelRun: canonical spec with the
-    bucket's M, kernel name, origin, device, m) and ``.spec``. Unpacks as a
-    plain pair: ``q, s = mxforge.rotate_quant(x, k=4096)``."""
+class OpResult(tuple):
+    """The outputs of one launch in the op's order (each also an attribute
+    by name), plus ``.run`` (a KernelRun: canonical spec with the bucket's M,
+    kernel name, origin, device, m) and ``.spec``. Unpacks as a plain tuple:
+    ``q, s = mxforge.rotate_quant(x, k=4096)``."""
 
-    def __new__(cls, outputs, run):
-        self = super().__new__(cls, (outputs["q"], outputs["s"]))
-        self.run = run  # a tuple subclass without __slots__ has a __dict__
-        return self
-
-    q = property(lambda self: self[0])
-    s = property(lambda self: self[1])
-    spec = property(lambda self: self.run.spec)
-
-
-class RotateQuantMoeResult(tuple):
-    """(q, s, sorted_ids, sorted_weights, sorted_expert_ids, num_valid_ids),
-    AITER's MoE sorting formats (docs/templates.md, "rotate_quant_moe"), plus
-    ``.run`` and ``.spec``; each output is also an attribute by name."""
-
-    NAMES = ("q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids", "num_valid_ids")
+    NAMES: Tuple[str, ...] = ()
 
     def __new__(cls, outputs, run):
         self = super().__new__(cls, tuple(outputs[name] for name in cls.NAMES))
-        self.run = run
+        self.run = run  # a tuple subclass without __slots__ has a __dict__
         return self
 
     spec = property(lambda self: self.run.spec)
 
     def __getattr__(self, name):
-        if name in RotateQuantMoeResult.NAMES:
-            return self[RotateQuantMoeResult.NAMES.index(name)]
+        names = type(self).NAMES
+        if name in names:
+            return self[names.index(name)]
         raise AttributeError(name)
 
 
-class QuantWeightResult(RotateQuantResult):
-    """(q, s) of a weight matrix, plus ``.run`` (a KernelRun: the canonical
-    spec, kernel name, origin, device, m = N) and ``.spec``. Unpacks as a
-    plain pair: ``q, s = mxforge.quant_weight(w, rs=64)``."""
+def result_type_name(op):
+    """rotate_quant_moe -> RotateQuantMoeResult."""
+    return "".join(part.capitalize() for part in op.split("_")) + "Result"
 
 
-FAMILIES = {
-    "rotate_quant": Family(
-        op="rotate_quant", inputs=("x", "r", "seed", "layer_mask"),
-        optional=("r", "seed", "layer_mask"),
-        elements={"x": "bf16", "r": "bf16", "seed": "i32", "layer_mask": "i32", "q": "i8",
-                  "s": "i8"},
-        outputs=("q", "s"), rows_from="x", key_defaults={"K": ("x", 1)}, ranks={"x": (2,)},
-        result=RotateQuantResult),
-    "rotate_quant_moe": Family(
-        op="rotate_quant_moe",
-        inputs=("x", "r", "seed", "topk_ids", "topk_weights", "expert_mask"),
-        optional=("r", "seed", "expert_mask"),
-        elements={"x": "bf16", "r": "bf16", "seed": "i32", "topk_ids": "i32", "topk_weights": "f32",
-                  "expert_mask": "i32", "q": "i8", "s": "i8", "sorted_ids": "i32",
-                  "sorted_weights": "f32", "sorted_expert_ids": "i32", "num_valid_ids": "i32"},
-        outputs=RotateQuantMoeResult.NAMES, rows_from="x",
-        # K from x's last dimension ([m, K], or [m, topk, K] at stage 2),
-        # topk from the routing's width.
-        key_defaults={"K": ("x", -1), "topk": ("topk_ids", 1)},
-        ranks={"x": (2, 3), "topk_ids": (2,)}, result=RotateQuantMoeResult),
-    "rotate_quant_gemm": Family(
-        op="rotate_quant_gemm", inputs=("x", "w_q", "w_s", "r"), optional=("r",),
-        elements={"x": "bf16", "r": "bf16", "w_q": "i8", "w_s": "i8", "y": "bf16"},
-        outputs=("y",), rows_from="x", key_defaults={"K": ("x", 1), "N": ("w_q", 0)},
-        ranks={"x": (2,), "w_q": (2,)}, result=lambda outputs, run: outputs["y"]),
-    "quant_weight": Family(
-        op="quant_weight", inputs=("w", "r"), optional=("r",),
-        elements={"w": "bf16", "r": "bf16", "q": "i8", "s": "i8"}, outputs=("q", "s"),
-        rows_from=None, key_defaults={"K": ("w", 1), "N": ("w", 0)}, ranks={"w": (2,)},
-        result=QuantWeightResult),
-}
+def _result_for(op, outputs):
+    if len(outputs) == 1:
+        # One output (a GEMM's y): the array itself.
+        return lambda values, run: values[outputs[0]]
+    return type(result_type_name(op), (OpResult,),
+                {"NAMES": tuple(outputs), "__module__": "mxforge",
+                 "__doc__": f"What mxforge.{op} returns: ({', '.join(outputs)}), each also an "
+                            f"attribute, plus .run and .spec (OpResult)."})
+
+
+def _text(value):
+    return value.decode() if value is not None else None
+
+
+def _read_family(index):
+    info = _lib.OpInfo()
+    _lib.check(_lib.lib().mxf_op_get_info(index, ctypes.byref(info)), errors.InternalError)
+    slots = tuple(
+        Slot(_text(o.name), _text(o.element), bool(o.is_output), bool(o.optional),
+             tuple(rank for rank in range(32) if o.ranks >> rank & 1))
+        for o in (info.operands[i] for i in range(info.operand_count)))
+    op = _text(info.name)
+    return Family(
+        op=op, keys=tuple(_text(info.keys[i]) for i in range(info.key_count)), slots=slots,
+        rows_from=_text(info.rows_from),
+        key_defaults={_text(k.key): (_text(k.operand), k.dimension)
+                      for k in (info.shape_keys[i] for i in range(info.shape_key_count))},
+        description=_text(info.description),
+        result=_result_for(op, [slot.name for slot in slots if slot.is_output]))
+
+
+@functools.lru_cache(maxsize=None)
+def _families():
+    count = ctypes.c_size_t()
+    _lib.check(_lib.lib().mxf_op_count(ctypes.byref(count)), errors.InternalError)
+    return {family.op: family for family in map(_read_family, range(count.value))}
+
+
+class _FamilyTable(Mapping):
+    """op -> Family, read from the library on first use (import mxforge
+    works without it; the first use names where it looked)."""
+
+    def __getitem__(self, op):
+        return _families()[op]
+
+    def __iter__(self):
+        return iter(_families())
+
+    def __len__(self):
+        return len(_families())
+
+    def __repr__(self):
+        return f"FAMILIES({', '.join(_families())})"
+
+
+FAMILIES = _FamilyTable()
 
 
 def available_ops():
@@ -150,7 +213,7 @@ def _canonical_for(op, spec, keys, defaults, function):
 
 
 def call(op, arrays, spec, out, keys, selection=None):
-    """What every family's function does: spec, run, wrap the result.
+    """What every op's function does: spec, run, wrap the result.
     `selection` is selective rotation's launch value ("rotate" or "layer",
     value) or None."""
     family = FAMILIES[op]
@@ -160,8 +223,8 @@ def call(op, arrays, spec, out, keys, selection=None):
     return family.result(outputs, run)
 
 
-def _selection(rotate, layer, layer_mask):
-    """("rotate", int) or ("layer", int) from rotate_quant's keywords, or
+def selection(rotate, layer, layer_mask):
+    """("rotate", int) or ("layer", int) from the selection keywords, or
     None; the spec's select key says which one the kernel takes (the runner
     checks that they agree)."""
     if rotate is not None and (layer is not None or layer_mask is not None):
@@ -180,131 +243,82 @@ def _selection(rotate, layer, layer_mask):
     return None
 
 
-def _seed_array(seed, like):
-    """round=sr's seed operand ([1] i32) from an int (its low 32 bits) or an
-    array given as it is; None stays None (the spec then needs none)."""
-    if seed is None or not isinstance(seed, int):
-        return seed
+def scalar_operand(value, like):
+    """An int given for a one-element i32 input (round=sr's seed) is that
+    [1] int32 array (its low 32 bits) on `like`'s device; anything else
+    stays as it is (the runner checks it against the operand)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
     import numpy as np
-    value = np.array([seed & 0xFFFFFFFF], dtype=np.uint32).view(np.int32)
+    array = np.array([value & 0xFFFFFFFF], dtype=np.uint32).view(np.int32)
     if _arrays.is_tensor(like):
         import torch
-        return torch.from_numpy(value).to(like.device)
-    return value
+        return torch.from_numpy(array).to(like.device)
+    return array
 
 
-def rotate_quant(x, spec=None, r=None, out=None, seed=None, rotate=None, layer=None,
-                 layer_mask=None, **spec_keys):
-    """Rotates and MX-quantizes the rows of `x` ([m, K] bf16: a torch.bfloat16
-    tensor, or a numpy uint16 array of bf16 bit patterns).
-
-    `spec` is a rotate_quant spec (docs/spec.md); keyword arguments may stand
-    in for or add to its keys (``k=4096, rs=64, scale="rceil",
-    layout="a4w4_shuffle"``); K defaults to x.shape[1]; the spec's M is
-    ignored (m is x.shape[0], the bucket is chosen for it). `r` is the
-    learned rotation (bf16, [RS, RS] or [K/RS, RS, RS]) for rot=learned /
-    learned_per_block. Returns (q, s) as new arrays of the kind and device of
-    x, uint8, in the shapes of docs/abi.md (q [m, packed(K)], s [m, K/32], or
-    [pad256(m), pad8(K/32)] with layout=a4w4_shuffle), or writes them into
-    ``out=(q, s)``. Rows of x (and of an out q) may be strided (x[:, :K] of a
-    wider tensor); the last dimension must have unit stride. With
-    round="sr", `seed` (an int, or a [1] int32 array on x's device, which a
-    captured graph may change between replays) seeds the stochastic
-    rounding: the same seed gives the same bytes.
-
-    Selective rotation (docs/templates.md): with select="flag", `rotate`
-    (a bool or int, nonzero rotates) chooses the path of this launch; with
-    select="mask" and layers=N, `layer_mask` ([N] int32, nonzero rotates; on
-    x's device, where a captured graph sees it rewritten) and `layer` (the
-    index, 0..N-1) do. The other path is quantization alone, bit for bit the
-    RS=0 result.
-    """
-    selection = _selection(rotate, layer, layer_mask)
-    return call("rotate_quant", {"x": x, "r": r, "seed": _seed_array(seed, x),
-                                 "layer_mask": layer_mask}, spec, out, spec_keys, selection)
+def _int_inputs(family):
+    """The inputs an int may stand for: one-dimensional i32 (seed)."""
+    return tuple(slot.name for slot in family.slots
+                 if not slot.is_output and slot.element == "i32" and slot.ranks == (1,))
 
 
-def quant_weight(w, spec=None, r=None, out=None, **spec_keys):
-    """Rotates and MX-quantizes the N rows of a weight matrix `w` ([N, K]
-    bf16: a torch.bfloat16 tensor, or a numpy uint16 array of bf16 bit
-    patterns), once, at load time.
-
-    `spec` is a quant_weight spec (docs/spec.md); keyword arguments may stand
-    in for or add to its keys (``rs=64, fmt="fp6_e2m3", scale="even126",
-    layout="a4w4_shuffle", wlayout="preshuffle_16x16"``); K and N default to
-    w.shape[1] and w.shape[0]. One launch processes all N rows (there is no
-    M bucket). `r` is the learned rotation (bf16, [RS, RS] or [K/RS, RS, RS])
-    for rot=learned / learned_per_block. Returns (q, s) as new arrays of the
-    kind and device of w, uint8, in the shapes of docs/abi.md (q [N,
-    packed(K)] in the spec's wlayout, s [N, K/32], or [pad256(N), pad8(K/32)]
-    with layout=a4w4_shuffle), or writes them into ``out=(q, s)`` (both
-    contiguous). Rows of w may be strided (w[:, :K] of a wider tensor); the
-    last dimension must have unit stride.
-    """
-    return call("quant_weight", {"w": w, "r": r}, spec, out, spec_keys)
+def operand_arrays(family, given):
+    """{input: value} for a launch from the arguments `given`, ints turned
+    into the one-element arrays they stand for."""
+    like = given.get(family.rows_from or family.inputs[0])
+    return {name: scalar_operand(given.get(name), like) if name in _int_inputs(family)
+            else given.get(name) for name in family.inputs}
 
 
-def rotate_quant_moe(x, topk_ids, topk_weights, spec=None, r=None, expert_mask=None, out=None,
-                     seed=None, **spec_keys):
-    """Rotates and MX-quantizes the tokens of a MoE layer and sorts their
-    routing as AITER's fused MoE expects, in one launch.
-
-    `x` is [m, K] bf16 (stage 1, one row per token) or [m, topk, K] (stage=2,
-    one row per routed (token, slot)); `topk_ids` [m, topk] int32 and
-    `topk_weights` [m, topk] float32 are the router's choice. `spec` is a
-    rotate_quant_moe spec (docs/spec.md); keyword arguments may stand in for
-    or add to its keys (``e=128, rs=128, scale="rceil",
-    layout="a4w4_shuffle", block=32``); K defaults to x's last dimension and
-    topk to topk_ids.shape[1]; E must be given. `r` is the learned rotation;
-    `expert_mask` ([E] int32, nonzero = local) goes with emask=1. Returns
-    (q, s, sorted_ids, sorted_weights, sorted_expert_ids, num_valid_ids) in
-    docs/templates.md's formats (s holds the valid sorted rows' scales; rows
-    past them are not written), or writes them into ``out=(...)``. Ids
-    outside [0, E) are refused on the emu device (the C API reads them).
-    """
-    return call("rotate_quant_moe", {"x": x, "r": r, "seed": _seed_array(seed, x),
-                                     "topk_ids": topk_ids,
-                                     "topk_weights": topk_weights, "expert_mask": expert_mask},
-                spec, out, spec_keys)
+def _signature(family):
+    P = inspect.Parameter
+    parameters = [P(name, P.POSITIONAL_OR_KEYWORD) for name in family.required]
+    parameters.append(P("spec", P.POSITIONAL_OR_KEYWORD, default=None))
+    parameters += [P(name, P.POSITIONAL_OR_KEYWORD, default=None) for name in family.optional]
+    parameters.append(P("out", P.KEYWORD_ONLY, default=None))
+    if family.selects:
+        parameters += [P(name, P.KEYWORD_ONLY, default=None) for name in SELECTION_KEYWORDS]
+    parameters.append(P("spec_keys", P.VAR_KEYWORD))
+    return inspect.Signature(parameters)
 
 
-def _not_available(op):
-    def unavailable(*args, **kwargs):
-        raise errors.Error(f"mxforge.{op} is not available yet: {FAMILIES[op].note}")
-    unavailable.__name__ = op
-    unavailable.__doc__ = f"Not available yet: {FAMILIES[op].note}."
-    return unavailable
+def _make_function(family):
+    signature = _signature(family)
+
+    def function(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as failure:
+            raise errors.ArgumentTypeError(f"{family.op}(): {failure}") from None
+        arguments = bound.arguments
+        chosen = None
+        if family.selects:
+            chosen = selection(arguments.get("rotate"), arguments.get("layer"),
+                               arguments.get("layer_mask"))
+        out = arguments.get("out")
+        if out is not None and len(family.outputs) == 1 and not isinstance(out, (tuple, list)):
+            out = (out,)
+        return call(family.op, operand_arrays(family, arguments), arguments.get("spec"), out,
+                    arguments.get("spec_keys", {}), chosen)
+
+    function.__name__ = function.__qualname__ = family.op
+    function.__module__ = "mxforge"
+    function.__signature__ = signature
+    function.__doc__ = family.description
+    return function
 
 
-def rotate_quant_gemm(x, w_q, w_s, spec=None, r=None, out=None, **spec_keys):
-    """y = x.W^T through the fused decode GEMM. With fmt="fp4" (A4W4, the
-    default) it rotates and MXFP4-quantizes the rows of `x` ([m, K] bf16) as
-    rotate_quant does and multiplies them with MXFP4 weights; with
-    fmt="fp6_e2m3" (W6A16) it rotates them, rounds them to bf16 and
-    multiplies them with MXFP6 E2M3 weights (converted to bf16 exactly in
-    registers). The weights are quant_weight's, with the same rotation keys.
-
-    `w_q` (uint8 codes in the spec's wlayout: fp4 [N, K/2], plain or
-    preshuffle_16x16; fp6_e2m3 [N, 3K/4], plain or w6a16_16x128) and `w_s`
-    (uint8 E8M0 scales, [N, K/32] plain or [pad256(N), pad8(K/32)] with
-    layout=a4w4_shuffle) are quant_weight's outputs; `spec` is a
-    rotate_quant_gemm spec (docs/spec.md) and keyword arguments may stand in
-    for or add to its keys (``rs=64, scale="even", layout="a4w4_shuffle",
-    wlayout="preshuffle_16x16"``); K defaults to x.shape[1] and N to
-    w_q.shape[0]. `r` is the learned rotation for rot=learned /
-    learned_per_block. Returns y ([m, N] bf16, a new array of x's kind and
-    device), or writes it into ``out=y`` (or ``out=(y,)``). Rows of x and of
-    an out y may be strided. The sum's order is numerics'
-    (docs/numerics.md): the same bytes on every run.
-    """
-    if out is not None and not isinstance(out, (tuple, list)):
-        out = (out,)
-    return call("rotate_quant_gemm", {"x": x, "w_q": w_q, "w_s": w_s, "r": r}, spec, out,
-                spec_keys)
+@functools.lru_cache(maxsize=None)
+def function(op):
+    """mxforge.<op>: the function made from op's interface."""
+    return _make_function(FAMILIES[op])
 
 
-FUNCTIONS = {"rotate_quant": rotate_quant, "quant_weight": quant_weight,
-             "rotate_quant_moe": rotate_quant_moe, "rotate_quant_gemm": rotate_quant_gemm}
-for _op, _family in FAMILIES.items():
-    if not _family.available:
-        FUNCTIONS[_op] = _not_available(_op)
+@functools.lru_cache(maxsize=None)
+def result_type(op):
+    """The tuple type op's function returns (ops with two or more outputs)."""
+    produced = FAMILIES[op].result
+    if not (isinstance(produced, type) and issubclass(produced, OpResult)):
+        raise AttributeError(f"{op} returns its one output itself, not a result tuple")
+    return produced

@@ -26,9 +26,8 @@ from . import errors
 from . import families
 from . import specs
 
-# The call's keywords that are not operands: selective rotation's value and
-# stochastic rounding's seed (an int becomes the [1] int32 operand).
-_SELECTION_KEYWORDS = ("rotate", "layer")
+# The call's keywords that are not operands: selective rotation's values.
+_SELECTION_KEYWORDS = families.SELECTION_KEYWORDS
 
 
 class PreparedOp:
@@ -147,14 +146,14 @@ class PreparedOp:
             given[name] = value
         arrays = dict(self._fixed, **given)
         if "seed" in family.inputs:
-            arrays["seed"] = families._seed_array(seed, arrays.get(family.rows_from))
+            arrays["seed"] = families.scalar_operand(seed, arrays.get(family.rows_from))
         elif seed is not None:
             raise errors.ArgumentTypeError(f"{self.op} takes no seed")
         selection = None
         if rotate is not None or layer is not None:
-            if self.op != "rotate_quant":
+            if not family.selects:
                 raise errors.ArgumentTypeError(f"{self.op} takes no rotate= or layer=")
-            selection = families._selection(rotate, layer, arrays.get("layer_mask"))
+            selection = families.selection(rotate, layer, arrays.get("layer_mask"))
         if out is not None and len(family.outputs) == 1 and not isinstance(out, (tuple, list)):
             out = (out,)
         views = dict(self._views)

@@ -199,3 +199,22 @@ def operands(spec_text, m):
             row_stride_arg=_lib.text(shape.row_stride_arg),
             shape=tuple(int(d) for d in shape.shape[:shape.rank]), bytes=int(shape.bytes)))
     return tuple(result)
+
+
+@functools.lru_cache(maxsize=1024)
+def row_extents(spec_text):
+    """How the operand extents of a spec may follow the launch's rows, as
+    its op declares them (mxf_spec_get_row_extents): a tuple of (label,
+    scale, offset, divisor, multiple), the extent being roundUp(ceilDiv(
+    scale * rows + offset, divisor), multiple)."""
+    library = _lib.lib()
+    extents = (_lib.RowExtent * 16)()
+    count = ctypes.c_size_t()
+    _lib.check(library.mxf_spec_get_row_extents(
+        _lib.c_string(spec_text, "the spec", errors.SpecError), extents, len(extents),
+        ctypes.byref(count)), errors.SpecError)
+    if count.value > len(extents):
+        raise errors.InternalError(f"{spec_text} has {count.value} row extents")
+    return tuple((extent.label.decode(), int(extent.scale), int(extent.offset),
+                  int(extent.divisor), int(extent.multiple))
+                 for extent in extents[:count.value])

@@ -1,24 +1,30 @@
-"""torch custom ops: torch.ops.mxforge.<op> for every available family.
+"""torch custom ops: torch.ops.mxforge.<op> for every op of the library.
+
+Each op's schema, implementation and fake are made from its interface
+(families.py, from mxf_op_get_info): the function's arguments, the spec a
+string, the inputs some specs take optional tensors (``rotate_quant(Tensor
+x, str spec, Tensor? r=None, Tensor? seed=None, Tensor? layer_mask=None,
+int? rotate=None, int? layer=None) -> (Tensor, Tensor)``).
 
 torch >= 2.4 gets torch.library.custom_op with a registered fake (the
 supported path for torch.compile and FakeTensor); older torch (1.13, Debian)
 gets torch.library.Library("mxforge", "DEF") with CPU and Meta kernels. In
 both, the fake/meta implementation computes the output shapes from the C
 library's ABI (mxf_spec_get_operands) without compiling or launching, so
-shapes propagate under tracing. The op's spec is a string argument; x's
-width supplies K when the spec leaves it out (w's shape supplies K and N).
+shapes propagate under tracing. The keys an input's shape supplies (K from
+x's width; a GEMM's N from w_q) default from it when the spec leaves them out.
 
 Dynamic shapes (torch.compile): the rows of a launch (m, x's first
-dimension; N, w's first dimension, for quant_weight) may be a SymInt. The
+dimension; N, w's first dimension, for a weight pass) may be a SymInt. The
 fakes never turn it into a Python int (that would specialize the graph to
 one batch size); they derive every output extent from it by SymInt
 arithmetic, with formulas checked once per spec against the library's own
-shapes (_row_formulas). The other sizes (K, N of a GEMM, topk) are part of
+shapes (_row_formulas), from the row extents the op declares
+(mxf_spec_get_row_extents). The other sizes (K, N of a GEMM, topk) are part of
 the kernel spec and are made concrete, so a new K is a new graph.
 """
 
 import functools
-from typing import Optional, Tuple
 
 import torch
 
@@ -29,21 +35,7 @@ from . import specs
 
 _library = None
 REGISTRATION = None  # "custom_op" or "Library", for tests and docs
-
-# Row paddings of the ABI's shapes (each family's op_abi.cpp, from
-# abi/operand_builders.cpp and numerics): a4w4_shuffle scales of
-# dense rows and A6W6 tiles pad rows to 256, MoE-sorted scales to 32.
-_TILE_ROWS = 256
-_MOE_ROW_PADDING = 32
-
-
-def _round_up(value, multiple):
-    # Floor division and products only: exact on ints and on SymInts.
-    return ((value + multiple - 1) // multiple) * multiple
-
-
-def _ceil_div(value, divisor):
-    return (value + divisor - 1) // divisor
+REGISTRATION_ERROR = None  # why no op was registered (the library was not found)
 
 
 def _is_concrete(size):
@@ -60,12 +52,12 @@ def _hint(size):
     return None if hint is None else int(hint)
 
 
-def _example_value(size):
+def _example_value(size, key):
     hint = _hint(size)
     if hint is None:
         raise errors.ArgumentError(
-            f"the size {size} has no example value (an unbacked size): quant_weight needs "
-            f"N in its spec, which names the kernel")
+            f"the size {size} has no example value (an unbacked size): give {key} in the "
+            f"spec, which names the kernel")
     return hint
 
 
@@ -85,34 +77,41 @@ def _require(condition, message):
 
 
 def _row_candidates(canonical):
-    """Name -> f(rows) for every way an output extent of this spec's op may
-    depend on the launch's rows (the families' op_abi.cpp). Each f is plain
-    integer arithmetic, so it takes an int or a SymInt."""
-    candidates = {"rows": lambda rows: rows,
-                  f"pad{_TILE_ROWS}(rows)": lambda rows: _round_up(rows, _TILE_ROWS)}
-    if specs.op_of(canonical) == "rotate_quant_moe":
-        topk = specs.spec_value(canonical, "topk")
-        experts = specs.spec_value(canonical, "E")
-        block = specs.spec_value(canonical, "block")
+    """Label -> f(rows) for every way an operand extent of this spec may
+    depend on the launch's rows, as the op's folder declares them
+    (mxf_spec_get_row_extents). Each f is plain integer arithmetic (floor
+    division and products), so it takes an int or a SymInt."""
+    def extent(scale, offset, divisor, multiple):
+        def at(rows):
+            divided = (rows * scale + offset + divisor - 1) // divisor
+            return ((divided + multiple - 1) // multiple) * multiple
+        return at
+    return {label: extent(scale, offset, divisor, multiple)
+            for label, scale, offset, divisor, multiple in specs.row_extents(canonical)}
 
-        def capacity(rows):
-            # AITER's sorted capacity: m*topk + E*block - topk.
-            return rows * topk + experts * block - topk
 
-        candidates["capacity"] = capacity
-        candidates[f"pad{_MOE_ROW_PADDING}(capacity)"] = \
-            lambda rows: _round_up(capacity(rows), _MOE_ROW_PADDING)
-        candidates["ceil(capacity/block)"] = lambda rows: _ceil_div(capacity(rows), block)
-    return candidates
+def _rows_key(family):
+    """The spec key whose value is the launch's rows for an op without a
+    rows input (a weight pass: N, from its input's first dimension); None
+    for ops whose rows are a launch argument."""
+    if family.rows_from is not None:
+        return None
+    keys = [key for key, (_, dimension) in family.key_defaults.items() if dimension == 0]
+    if len(keys) != 1:
+        raise errors.InternalError(f"{family.op} has no rows input and no one key from an "
+                                   f"input's first dimension ({keys})")
+    return keys[0]
 
 
 def _with_rows(canonical, rows):
     """The spec whose kernel runs `rows` rows: the same spec for ops with an
-    M bucket (m is a launch argument), the spec with N=rows for quant_weight."""
-    if specs.op_of(canonical) != "quant_weight":
+    M bucket (m is a launch argument), the spec with its rows key (N) set to
+    rows for ops that always process their spec's rows."""
+    rows_key = _rows_key(families.FAMILIES[specs.op_of(canonical)])
+    if rows_key is None:
         return canonical
     op, _, body = canonical.partition(":")
-    return f"{op}:" + ",".join(f"N={rows}" if item.startswith("N=") else item
+    return f"{op}:" + ",".join(f"{rows_key}={rows}" if item.startswith(rows_key + "=") else item
                                for item in body.split(","))
 
 
@@ -129,10 +128,11 @@ def _sample_rows():
 def _row_formulas(canonical, outputs):
     """For each output of `canonical` (names in `outputs`): a tuple, per
     dimension, of an int (the extent does not depend on the rows) or
-    (name, f) with f one of _row_candidates. Each choice equals the
+    (label, f) with f one of _row_candidates. Each choice equals the
     library's shape (mxf_spec_get_operands) at every row count sampled, so
-    the symbolic shapes are the eager op's; a dimension no candidate fits is
-    an InternalError (the ABI gained a shape rule this file lacks)."""
+    the symbolic shapes are the eager op's; a dimension no declared extent
+    fits is an InternalError (the op's folder lacks a RowExtent, which
+    tests/unit/abi/test_op_interface.cpp would also report)."""
     candidates = _row_candidates(canonical)
     observed = {}  # rows -> {output: shape}
     for rows in _sample_rows():
@@ -140,7 +140,7 @@ def _row_formulas(canonical, outputs):
             # Uncached: these row counts would crowd specs.operands' cache.
             listing = specs.operands.__wrapped__(_with_rows(canonical, rows), rows)
         except errors.SpecError:
-            continue  # quant_weight: an N this spec does not take (N % 16)
+            continue  # a weight pass: rows this spec does not take (N % 16)
         observed[rows] = {operand.name: operand.shape for operand in listing}
     if len(observed) < 2:
         raise errors.InternalError(f"too few row counts to derive the shapes of {canonical}")
@@ -159,9 +159,9 @@ def _row_formulas(canonical, outputs):
                        if all(f(rows) == extent for rows, extent in extents.items())]
             if not fitting:
                 raise errors.InternalError(
-                    f"dimension {dimension} of {name} of {canonical} follows no known rule of "
-                    f"the rows (e.g. {extents[1] if 1 in extents else extents}): "
-                    f"torch_ops._row_candidates needs it")
+                    f"dimension {dimension} of {name} of {canonical} follows no declared row "
+                    f"extent (e.g. {extents[1] if 1 in extents else extents}; declared: "
+                    f"{', '.join(candidates)})")
             dimensions.append(fitting[0])
         formulas.append(tuple(dimensions))
     return tuple(formulas)
@@ -192,9 +192,10 @@ _TORCH_DTYPES = {"i8": torch.uint8, "i32": torch.int32, "f32": torch.float32,
 
 
 def _check_optional_inputs(canonical, given):
-    """The launch's checks of the inputs some specs take (r, layer_mask,
-    expert_mask): present exactly when the spec has them, in their shapes;
-    the same messages as the runner's. `given`: {name: tensor or None}."""
+    """The launch's checks of the inputs some specs take (r, seed,
+    layer_mask, expert_mask): present exactly when the spec has them, in
+    their shapes; the same messages as the runner's. `given`: {name: tensor
+    or None}."""
     from . import _runner
     by_name = {operand.name: operand for operand in specs.operands(canonical, 1)
                if not operand.is_output}
@@ -210,26 +211,11 @@ def _check_optional_inputs(canonical, given):
         _runner._check_layout(_arrays.view(value, name, operand.element), operand, canonical)
 
 
-def _fake_outputs(op, arrays, spec, like, optional=None):
-    """New tensors (of `like`'s device) in the shapes and dtypes op's
-    outputs have for `arrays`; K and the other spec keys that default from a
-    shape become concrete (they name the kernel), the rows stay symbolic.
-    `optional`: the inputs some specs take, checked as a launch checks them."""
-    family = families.FAMILIES[op]
-    canonical = families.family_spec(family, arrays, spec or None, {}, op)
-    _check_optional_inputs(canonical, optional or {})
-    rows = like.shape[0]
-    _launch_rows(family.rows_from, rows)
+def _new_outputs(family, canonical, like, rows):
     shapes = _shapes_at(canonical, family.outputs, rows)
-    by_name = {operand.name: operand for operand in specs.operands(canonical, 1)}
-    return tuple(like.new_empty(shape, dtype=_TORCH_DTYPES[by_name[name].element])
+    elements = family.elements
+    return tuple(like.new_empty(shape, dtype=_TORCH_DTYPES[elements[name]])
                  for name, shape in zip(family.outputs, shapes))
-
-
-def _rotate_quant_impl(x, spec, r=None, rotate=None, layer=None, layer_mask=None):
-    q, s = families.rotate_quant(x, spec or None, r=r, rotate=rotate, layer=layer,
-                                 layer_mask=layer_mask)
-    return q, s
 
 
 def _traced_int(value):
@@ -238,31 +224,25 @@ def _traced_int(value):
     return value if value is None or isinstance(value, int) else 0
 
 
-def _rotate_quant_fake(x, spec, r=None, rotate=None, layer=None, layer_mask=None):
-    # The function's own checks of the selection first, so that a meta or
-    # traced call refuses what an eager call refuses, with the same message.
+def _fake_launch_rows(family, arguments):
+    """Outputs of an op whose rows are a launch argument (x's first
+    dimension): K and the other spec keys that default from a shape become
+    concrete (they name the kernel), the rows stay symbolic."""
     from . import _runner
-    selection = families._selection(_traced_int(rotate), _traced_int(layer), layer_mask)
-    canonical = families.family_spec(families.FAMILIES["rotate_quant"], {"x": x},
-                                     spec or None, {}, "rotate_quant")
-    _runner._selection_value(canonical, selection)
-    return _fake_outputs("rotate_quant", {"x": x}, spec, x,
-                         {"r": r, "layer_mask": layer_mask})
-
-
-def _rotate_quant_moe_impl(x, topk_ids, topk_weights, spec, r=None, expert_mask=None):
-    return tuple(families.rotate_quant_moe(x, topk_ids, topk_weights, spec or None, r=r,
-                                           expert_mask=expert_mask))
-
-
-def _rotate_quant_moe_fake(x, topk_ids, topk_weights, spec, r=None, expert_mask=None):
-    return _fake_outputs("rotate_quant_moe", {"x": x, "topk_ids": topk_ids}, spec, x,
-                         {"r": r, "expert_mask": expert_mask})
-
-
-def _quant_weight_impl(w, spec, r=None):
-    q, s = families.quant_weight(w, spec or None, r=r)
-    return q, s
+    shaped = {argument: arguments[argument] for argument, _ in family.key_defaults.values()}
+    canonical = families.family_spec(family, shaped, arguments["spec"] or None, {}, family.op)
+    if family.selects:
+        # The function's own checks of the selection first, so that a meta
+        # or traced call refuses what an eager call refuses, with its message.
+        chosen = families.selection(*(_traced_int(arguments[name])
+                                      for name in families.SELECTION_KEYWORDS),
+                                    arguments.get("layer_mask"))
+        _runner._selection_value(canonical, chosen)
+    _check_optional_inputs(canonical, {name: arguments[name] for name in family.optional})
+    like = arguments[family.rows_from]
+    rows = like.shape[0]
+    _launch_rows(family.rows_from, rows)
+    return _new_outputs(family, canonical, like, rows)
 
 
 def _spec_gives(spec, key):
@@ -271,111 +251,123 @@ def _spec_gives(spec, key):
     return any(item.partition("=")[0].strip() == key for item in body.split(","))
 
 
-def _quant_weight_fake(w, spec, r=None):
-    view = _arrays.view(w, "w", "bf16")
-    if len(view.shape) != 2:
-        raise errors.ArgumentError(f"w must have 2 dimensions, got shape {list(view.shape)}")
-    rows, width = view.shape
-    # K names the kernel: a dynamic K is made concrete (a guard). N does too,
-    # but the outputs' shapes follow it by formula, so a spec that leaves N
-    # to w's shape is built from the example's N without a guard: the graph
-    # holds for every N, and each real call checks its own.
-    defaults = {"K": width if _is_concrete(width) else int(width), "N": _example_value(rows)}
-    canonical = specs.canonical(specs.build_spec("quant_weight", spec or None, {}, defaults,
-                                                 "quant_weight"))
-    spec_rows = specs.spec_rows(canonical)
+def _fake_spec_rows(family, arguments):
+    """Outputs of an op that processes its spec's rows (a weight pass, N
+    from w's first dimension). That key names the kernel, but the outputs
+    follow it by formula, so a spec that leaves it to the shape is built
+    from the example's value without a guard: the graph holds for every
+    value, and each real call checks its own. The other keys from shapes
+    are made concrete (a guard)."""
+    rows_key = _rows_key(family)
+    rows_input = family.key_defaults[rows_key][0]
+    views = {argument: families.shaped_view(family, argument, arguments[argument])
+             for argument, _ in family.key_defaults.values()}
+    rows = views[rows_input].shape[0]
+    defaults = {}
+    for key, (argument, dimension) in family.key_defaults.items():
+        size = views[argument].shape[dimension]
+        defaults[key] = (_example_value(size, key) if key == rows_key
+                         else size if _is_concrete(size) else int(size))
+    spec = arguments["spec"] or None
+    canonical = specs.canonical(specs.build_spec(family.op, spec, {}, defaults, family.op))
+    spec_rows = specs.spec_value(canonical, rows_key)
     expected = {operand.name: operand.shape
-                for operand in specs.operands(canonical, spec_rows)}["w"]
-    message = f"w must have shape {list(expected)}, got {list(view.shape)} (spec {canonical})"
-    if defaults["K"] != expected[1]:
-        raise errors.ArgumentError(message)
-    if _is_concrete(rows) or _spec_gives(spec, "N"):
+                for operand in specs.operands(canonical, spec_rows)}[rows_input]
+    message = (f"{rows_input} must have shape {list(expected)}, got "
+               f"{list(views[rows_input].shape)} (spec {canonical})")
+    for key, (argument, dimension) in family.key_defaults.items():
+        if key != rows_key and defaults[key] != specs.spec_value(canonical, key):
+            raise errors.ArgumentError(message)
+    if _is_concrete(rows) or _spec_gives(spec, rows_key):
         _require(rows == spec_rows, message)
-    _check_optional_inputs(canonical, {"r": r})
-    shapes = _shapes_at(canonical, families.FAMILIES["quant_weight"].outputs, rows)
-    return tuple(w.new_empty(shape, dtype=torch.uint8) for shape in shapes)
+    _check_optional_inputs(canonical, {name: arguments[name] for name in family.optional})
+    return _new_outputs(family, canonical, arguments[rows_input], rows)
 
 
-def _rotate_quant_gemm_impl(x, w_q, w_s, spec, r=None):
-    return families.rotate_quant_gemm(x, w_q, w_s, spec or None, r=r)
+# The schema: the function's arguments with the spec a string, the inputs
+# some specs take optional tensors, selective rotation's values optional ints.
+def _argument_names(family):
+    names = list(family.required) + ["spec"] + list(family.optional)
+    if family.selects:
+        names += list(families.SELECTION_KEYWORDS)
+    return names
 
 
-def _rotate_quant_gemm_fake(x, w_q, w_s, spec, r=None):
-    (y,) = _fake_outputs("rotate_quant_gemm", {"x": x, "w_q": w_q}, spec, x, {"r": r})
-    return y
+def schema(family):
+    """torch's schema of torch.ops.mxforge.<op>, from the op's interface."""
+    arguments = [f"Tensor {name}" for name in family.required] + ["str spec"]
+    arguments += [f"Tensor? {name}=None" for name in family.optional]
+    if family.selects:
+        arguments += [f"int? {name}=None" for name in families.SELECTION_KEYWORDS]
+    outputs = family.outputs
+    returns = "Tensor" if len(outputs) == 1 else f"({', '.join('Tensor' for _ in outputs)})"
+    return f"{family.op}({', '.join(arguments)}) -> {returns}"
 
-# op: (schema, implementation, fake); the schemas name the function's arguments.
-_OPS = {
-    "rotate_quant": ("rotate_quant(Tensor x, str spec, Tensor? r=None, int? rotate=None, "
-                     "int? layer=None, Tensor? layer_mask=None) -> (Tensor, Tensor)",
-                     _rotate_quant_impl, _rotate_quant_fake),
-    "quant_weight": ("quant_weight(Tensor w, str spec, Tensor? r=None) -> (Tensor, Tensor)",
-                     _quant_weight_impl, _quant_weight_fake),
-    "rotate_quant_moe": ("rotate_quant_moe(Tensor x, Tensor topk_ids, Tensor topk_weights, "
-                         "str spec, Tensor? r=None, Tensor? expert_mask=None) -> "
-                         "(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
-                         _rotate_quant_moe_impl, _rotate_quant_moe_fake),
-    "rotate_quant_gemm": ("rotate_quant_gemm(Tensor x, Tensor w_q, Tensor w_s, str spec, "
-                          "Tensor? r=None) -> Tensor",
-                          _rotate_quant_gemm_impl, _rotate_quant_gemm_fake),
-}
+
+def _named(family, args, kwargs):
+    names = _argument_names(family)
+    arguments = dict.fromkeys(names)
+    arguments.update(zip(names, args))
+    arguments.update(kwargs)
+    return arguments
+
+
+def _implementation(family):
+    function = families.function(family.op)
+
+    def implementation(*args, **kwargs):
+        arguments = _named(family, args, kwargs)
+        arguments["spec"] = arguments["spec"] or None
+        result = function(**arguments)
+        return tuple(result) if len(family.outputs) > 1 else result
+    return implementation
+
+
+def _fake(family):
+    shapes = _fake_launch_rows if family.rows_from is not None else _fake_spec_rows
+
+    def fake(*args, **kwargs):
+        outputs = shapes(family, _named(family, args, kwargs))
+        return outputs if len(outputs) > 1 else outputs[0]
+    return fake
 
 
 def _register_custom_op():
     from torch.library import custom_op
-
-    @custom_op("mxforge::rotate_quant", mutates_args=())
-    def rotate_quant(x: torch.Tensor, spec: str, r: Optional[torch.Tensor] = None,
-                     rotate: Optional[int] = None, layer: Optional[int] = None,
-                     layer_mask: Optional[torch.Tensor] = None
-                     ) -> Tuple[torch.Tensor, torch.Tensor]:
-        return _rotate_quant_impl(x, spec, r, rotate, layer, layer_mask)
-
-    rotate_quant.register_fake(_rotate_quant_fake)
-
-    @custom_op("mxforge::quant_weight", mutates_args=())
-    def quant_weight(w: torch.Tensor, spec: str,
-                     r: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
-        return _quant_weight_impl(w, spec, r)
-
-    quant_weight.register_fake(_quant_weight_fake)
-
-    @custom_op("mxforge::rotate_quant_moe", mutates_args=())
-    def rotate_quant_moe(x: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
-                         spec: str, r: Optional[torch.Tensor] = None,
-                         expert_mask: Optional[torch.Tensor] = None
-                         ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
-                                    torch.Tensor, torch.Tensor]:
-        return _rotate_quant_moe_impl(x, topk_ids, topk_weights, spec, r, expert_mask)
-
-    rotate_quant_moe.register_fake(_rotate_quant_moe_fake)
-
-    @custom_op("mxforge::rotate_quant_gemm", mutates_args=())
-    def rotate_quant_gemm(x: torch.Tensor, w_q: torch.Tensor, w_s: torch.Tensor, spec: str,
-                          r: Optional[torch.Tensor] = None) -> torch.Tensor:
-        return _rotate_quant_gemm_impl(x, w_q, w_s, spec, r)
-
-    rotate_quant_gemm.register_fake(_rotate_quant_gemm_fake)
+    for family in families.FAMILIES.values():
+        op = custom_op(f"mxforge::{family.op}", _implementation(family), mutates_args=(),
+                       schema=schema(family).partition("(")[1] + schema(family).partition("(")[2])
+        op.register_fake(_fake(family))
     return "custom_op"
 
 
 def _register_library():
     global _library
     _library = torch.library.Library("mxforge", "DEF")
-    for op, (schema, implementation, fake) in _OPS.items():
-        _library.define(schema)
-        _library.impl(op, implementation, "CPU")
-        _library.impl(op, implementation, "CUDA")  # ROCm torch's GPU key
-        _library.impl(op, fake, "Meta")
+    for family in families.FAMILIES.values():
+        implementation, fake = _implementation(family), _fake(family)
+        _library.define(schema(family))
+        _library.impl(family.op, implementation, "CPU")
+        _library.impl(family.op, implementation, "CUDA")  # ROCm torch's GPU key
+        _library.impl(family.op, fake, "Meta")
         # torch 1.13 has no autograd fallthrough for Meta (it has one for CPU
         # and CUDA); the outputs are integer codes, so there is no gradient.
-        _library.impl(op, fake, "AutogradMeta")
+        _library.impl(family.op, fake, "AutogradMeta")
     return "Library"
 
 
 def register():
-    global REGISTRATION
+    """Registers torch.ops.mxforge.<op> for every op of the library, once.
+    Without the library (import mxforge works without it) nothing is
+    registered and REGISTRATION_ERROR says why."""
+    global REGISTRATION, REGISTRATION_ERROR
     if REGISTRATION is None:
+        try:
+            families.FAMILIES.keys()
+            len(families.FAMILIES)
+        except errors.LibraryNotFoundError as missing:
+            REGISTRATION_ERROR = str(missing)
+            return None
         REGISTRATION = (_register_custom_op() if hasattr(torch.library, "custom_op")
                         else _register_library())
     return REGISTRATION

@@ -1,7 +1,9 @@
 """The Python layer reads the C library's tables instead of restating them
-(issue 33): the spec keys, the M buckets and selective rotation's launch
-argument come from the C API (mxf_spec_key_names, mxf_spec_m_buckets,
-mxf_spec_bucket_for, mxf_spec_get_selection). This scans the package's
+(issue 33): the spec keys, the M buckets, selective rotation's launch
+argument and each op's interface (its operands, rows input, keys from
+shapes, row extents, help) come from the C API (mxf_spec_key_names,
+mxf_spec_m_buckets, mxf_spec_bucket_for, mxf_spec_get_selection,
+mxf_op_get_info, mxf_spec_get_row_extents). This scans the package's
 source for a copy of any of them; a negative control proves the scan finds
 each kind of copy."""
 
@@ -16,24 +18,40 @@ from mxforge import specs
 PACKAGE = pathlib.Path(mxforge.__file__).parent
 
 
-def restated_tables(source, keys, buckets):
+def op_tables():
+    """(op names, operand names of any op) from the library's interfaces."""
+    families = mxforge.FAMILIES
+    return set(families), {slot.name for family in families.values() for slot in family.slots}
+
+
+def restated_tables(source, keys, buckets, ops=(), operands=()):
     """(line, what) for each place `source` restates a C table: a literal
     collection naming 3+ spec keys, a literal collection of 3+ M buckets, a
-    name bound to a constant whose name says it is a bucket, or spec text
-    searched for a select= value."""
+    name bound to a constant whose name says it is a bucket, spec text
+    searched for a select= value, a literal collection (or dict) naming 2+
+    ops (a table per op), or one naming 3+ operands (an op's operand list)."""
     key_set = set(keys)
     bucket_set = set(buckets)
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            constants = [element.value for element in node.elts
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            elements = node.keys if isinstance(node, ast.Dict) else node.elts
+            constants = [element.value for element in elements
                          if isinstance(element, ast.Constant)]
+            named_ops = [c for c in constants if isinstance(c, str) and c in ops]
+            if len(named_ops) >= 2:
+                found.append((node.lineno, f"op table {named_ops}"))
+            named_operands = [c for c in constants if isinstance(c, str) and c in operands]
+            if len(named_operands) >= 3:
+                found.append((node.lineno, f"operand list {named_operands}"))
             named = [c for c in constants if isinstance(c, str) and c in key_set]
             if len(named) >= 3:
                 found.append((node.lineno, f"spec keys {named}"))
             numbers = [c for c in constants
                        if isinstance(c, int) and not isinstance(c, bool) and c in bucket_set]
-            if len(numbers) >= 3 and len(numbers) == len(constants):
+            # A dict keyed by sizes (element bytes 1, 2, 4) is not a bucket list.
+            if (len(numbers) >= 3 and len(numbers) == len(constants)
+                    and not isinstance(node, ast.Dict)):
                 found.append((node.lineno, f"M buckets {numbers}"))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
             for target in node.targets:
@@ -53,7 +71,9 @@ def test_the_package_reads_the_c_tables():
     assert len(sources) >= 10, sources
     print(f"scanned {len(sources)} modules of {PACKAGE} against {len(keys)} keys and "
           f"buckets {buckets}")
-    restated = {path.name: restated_tables(path.read_text(), keys, buckets)
+    ops, operands = op_tables()
+    assert len(ops) >= 4 and {"x", "q", "s"} <= operands
+    restated = {path.name: restated_tables(path.read_text(), keys, buckets, ops, operands)
                 for path in sources}
     assert {name: found for name, found in restated.items() if found} == {}
 
@@ -66,11 +86,17 @@ def test_the_scan_finds_each_kind_of_copy():
         f"LARGEST_M_BUCKET = {buckets[-1]}\n": "LARGEST_M_BUCKET",
         "flag = ',select=flag,' in spec\n": "spec text searched",
     }
+    ops, operands = op_tables()
+    copies.update({
+        "FUNCTIONS = {'rotate_quant': f, 'quant_weight': g}\n": "op table",
+        "OUTPUTS = ('q', 's', 'sorted_ids')\n": "operand list",
+    })
     for source, what in copies.items():
-        found = restated_tables(source, keys, buckets)
+        found = restated_tables(source, keys, buckets, ops, operands)
         assert len(found) == 1 and what in found[0][1], (source, found)
     # Not copies: another key's string alone, numbers that are not only buckets.
-    assert restated_tables("x = ('K', 'shape', 3)\ny = (1, 2, 3)\n", keys, buckets) == []
+    assert restated_tables("x = ('K', 'shape', 3)\ny = (1, 2, 3)\nz = ('x', 'q')\n", keys, buckets,
+                           ops, operands) == []
 
 
 def test_the_c_tables_are_what_the_keywords_and_launches_use():

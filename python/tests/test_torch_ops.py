@@ -157,3 +157,24 @@ def test_a_layer_outside_the_mask_is_refused_by_the_op(rng):
     spec = f"rotate_quant:K=256,{SELECT_KEYS},select=mask,layers=4"
     with pytest.raises(mxforge.Error, match="layer=4 is outside 0..3"):
         torch.ops.mxforge.rotate_quant(x, spec, layer=4, layer_mask=mask)
+
+
+def test_round_sr_takes_its_seed_as_a_tensor(rng):
+    """The seed is one of rotate_quant's optional inputs, so the torch op
+    takes it (Tensor? seed) as the function does; the bytes are the
+    function's with the same seed, and another seed changes them."""
+    x = to_torch(random_x(rng, 5, 512))
+    spec = "rotate_quant:K=512,RS=64,round=sr"
+    seed = rng.randrange(2**31)
+    print(f"seed operand {seed}")
+    q, s = torch.ops.mxforge.rotate_quant(x, spec, seed=torch.tensor([seed], dtype=torch.int32))
+    q_fn, s_fn = mxforge.rotate_quant(x, spec, seed=seed)
+    assert torch.equal(q, q_fn) and torch.equal(s, s_fn)
+    other, _ = torch.ops.mxforge.rotate_quant(x, spec,
+                                              seed=torch.tensor([seed ^ 1], dtype=torch.int32))
+    assert not torch.equal(other, q)
+    with pytest.raises(mxforge.ArgumentError, match="needs seed"):
+        torch.ops.mxforge.rotate_quant(x, spec)
+    meta = torch.empty(5, 512, dtype=torch.bfloat16, device="meta")
+    with pytest.raises(mxforge.ArgumentError, match="needs seed"):
+        torch.ops.mxforge.rotate_quant(meta, spec)
