@@ -43,7 +43,7 @@
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/scale_writer.h"
-#include "templates/common/rotating_quantizer/gemm_activation.h"
+#include "templates/rotate_quant_gemm/gemm_activation.h"
 #include "templates/rotate_quant_gemm/tiling.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -82,7 +82,7 @@ public:
               mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales, Value ldsReduction)
       : IrBuilder(b), spec(spec), w6a16(isW6A16Gemm(spec)), tiling(tiling), args(spec, func),
         activationSpec(gemmActivationSpec(spec)),
-        activation(b, activationSpec, tiling.activation, gemmActivationQuantizer(), func), ldsCodes(ldsCodes),
+        activation(b, activationSpec, tiling.activation, func), ldsCodes(ldsCodes),
         ldsScales(ldsScales), ldsReduction(ldsReduction) {}
 
   void emitBody() {

@@ -1,15 +1,15 @@
 //===- family.cpp - The rotate_quant_moe template family ------------------===//
 //
-// The rotating quantizer (templates/common/rotating_quantizer/) with the
-// MoE sorter (moe_sorter.h) in front of it and rotate_quant_moe's decisions
-// (rules.cpp).
+// The rotating quantizer's kernel (templates/common/rotating_quantizer/)
+// with rotate_quant_moe's body (moe_body.h: the sort in front of the shared
+// stages) and its decisions (rules.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "templates/rotate_quant_moe/family.h"
 
 #include "templates/common/rotating_quantizer/emitter.h"
-#include "templates/rotate_quant_moe/moe_sorter.h"
+#include "templates/rotate_quant_moe/moe_body.h"
 #include "templates/rotate_quant_moe/rules.h"
 
 // GPUModuleOp travels by value: its complete type.
@@ -22,7 +22,7 @@ Status buildRotateQuantMoeKernel(mlir::gpu::GPUModuleOp module, const KernelSpec
   if (Status supported = checkRotateQuantMoeSupported(spec); !supported.ok())
     return supported;
   return buildRotatingQuantizerKernel(module, spec, kernelName, rotateQuantMoeQuantizer(),
-                                      makeMoeSorter);
+                                      emitMoeBody);
 }
 
 TemplateFamily rotate_quant_moe::family() {

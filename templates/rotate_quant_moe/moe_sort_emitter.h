@@ -34,7 +34,7 @@
 
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
-#include "templates/common/rotating_quantizer/row_sorter.h"
+#include "templates/rotate_quant_moe/row_sorter.h"
 #include "templates/common/scale_writer.h"
 #include "templates/rotate_quant_moe/sort_lds.h"
 

@@ -7,7 +7,7 @@
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_MOE_SORTER_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_MOE_SORTER_H
 
-#include "templates/common/rotating_quantizer/row_sorter.h"
+#include "templates/rotate_quant_moe/row_sorter.h"
 
 namespace mxf {
 

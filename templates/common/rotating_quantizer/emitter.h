@@ -5,36 +5,59 @@
 // with the spec's rule and convert with the scaled converts, all in
 // registers (docs/templates.md has the lane mapping and the summation
 // order). rotate_quant, quant_weight and rotate_quant_moe are this kernel
-// with their QuantizerFamily's decisions (and the MoE family's row sorter);
-// each family checks its specs before calling it.
+// with their QuantizerFamily's decisions; rotate_quant_moe brings its own
+// body (the sort in front of the stages). Each family checks its specs
+// before calling it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_EMITTER_H
 #define MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_EMITTER_H
 
 #include "templates/common/rotating_quantizer/quantizer_family.h"
-#include "templates/common/rotating_quantizer/row_sorter.h"
+#include "templates/common/rotating_quantizer/tiling.h"
 
 #include "support/status.h"
 #include "spec/kernel_spec.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "mlir/IR/Value.h"
 
-namespace mlir::gpu {
+namespace mlir {
+class ImplicitLocOpBuilder;
+namespace gpu {
 class GPUModuleOp;
-} // namespace mlir::gpu
+} // namespace gpu
+} // namespace mlir
 
 namespace mxf {
 
+class KernelArguments;
+
+/// What a family's body builds on, inside the kernel's gpu.func (the
+/// builder at its start): the stages (rotation_stage.h, block_converter.h,
+/// global_store.h) take these.
+struct QuantizerKernel {
+  mlir::ImplicitLocOpBuilder &b;
+  const KernelSpec &spec;
+  const KernelTiling &tiling;
+  const QuantizerFamily &family;
+  const KernelArguments &args;
+  mlir::Value rotationLds; // where R is staged (tiling.ldsBytes), or null
+  mlir::Value frontLds;    // the family's front end's buffer (frontLdsBytes), or null
+};
+
+/// A family's kernel body; null: the dense body of rotate_quant and
+/// quant_weight.
+using QuantizerBody = void (*)(const QuantizerKernel &kernel);
+
 /// Appends `gpu.func @<kernelName>(<kernelOperands(spec)>, <scalars>) kernel`
 /// to `module`: arguments are memrefs with the spec's static shapes (M =
-/// the bucket) and the by-value arguments of abi/operands.h. With
-/// `makeSorter`, the rows are sorted first and every scale byte is
-/// scattered to the sorted rows of its input row. Precondition: the
-/// family's checks accept `spec`.
+/// the bucket) and the by-value arguments of abi/operands.h, with `body`
+/// (or the dense body) inside. Precondition: the family's checks accept
+/// `spec`.
 Status buildRotatingQuantizerKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
                                     llvm::StringRef kernelName, const QuantizerFamily &family,
-                                    RowSorterFactory makeSorter = nullptr);
+                                    QuantizerBody body = nullptr);
 
 } // namespace mxf
 

@@ -1,15 +1,16 @@
 //===- gemm_activation.h - The rotating quantizer as a GEMM's activation side -*- C++ -*-===//
 //
-// rotate_quant_gemm quantizes its activations with exactly the code of
-// rotate_quant (rotation on the matrix cores, the block quantizer), so that
-// the GEMM's A side equals the reference's rotateQuant bit for bit. This is
-// the narrow door to that emitter: the workgroup's 16 rows, one K slice at a
-// time, codes and scales into LDS (plain: [16, S/2] and [16, S/32] bytes),
-// or, for the W6A16 GEMM, the rotated values as bf16 ([16, S]).
+// rotate_quant_gemm quantizes its activations with exactly the stages of
+// rotate_quant (templates/common/rotating_quantizer/: the rotation on the
+// matrix cores, the block converter), so that the GEMM's A side equals the
+// reference's rotateQuant bit for bit. Only the store stage is its own: the
+// workgroup's 16 rows, one K slice at a time, codes and scales into LDS
+// (plain: [16, S/2] and [16, S/32] bytes), or, for the W6A16 GEMM, the
+// rotated values as bf16 ([16, S]).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
-#define MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
+#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_GEMM_ACTIVATION_H
+#define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_GEMM_ACTIVATION_H
 
 #include "templates/common/rotating_quantizer/tiling.h"
 
@@ -29,18 +30,15 @@ class GPUFuncOp;
 
 namespace mxf {
 
-namespace rotating_quantizer {
-class RotateQuantEmitter;
-} // namespace rotating_quantizer
+class GemmActivationSide;
 
 class GemmActivationEmitter {
 public:
   /// `tiling`: chooseRotatingQuantizerTiling of the activation spec with
-  /// `family`, the GEMM's activation decisions (its rotation LDS, if any, is
-  /// the function's first workgroup buffer).
+  /// the GEMM's activation decisions (gemmActivationQuantizer); its rotation
+  /// LDS, if any, is the function's first workgroup buffer.
   GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                        const KernelTiling &tiling, const QuantizerFamily &family,
-                        mlir::gpu::GPUFuncOp func);
+                        const KernelTiling &tiling, mlir::gpu::GPUFuncOp func);
   ~GemmActivationEmitter();
 
   /// Lane indices, x at its row stride, the LDS writers; stages a learned R
@@ -56,9 +54,9 @@ public:
   void emitSlice(mlir::Value slice, int64_t unitsPerSlice, int64_t unitsInFlight);
 
 private:
-  std::unique_ptr<rotating_quantizer::RotateQuantEmitter> emitter;
+  std::unique_ptr<GemmActivationSide> side;
 };
 
 } // namespace mxf
 
-#endif // MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_GEMM_ACTIVATION_H
+#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_GEMM_ACTIVATION_H

@@ -1,14 +1,14 @@
-//===- row_sorter.h - A family's row sorter in front of the quantizer -*- C++ -*-===//
+//===- row_sorter.h - The row sorter in front of the MoE quantizer -*- C++ -*-===//
 //
 // rotate_quant_moe sorts its routed rows (AITER's moe_sorting) before it
 // quantizes them and scatters every scale byte to the sorted rows of its
-// input row. The sorter is the MoE family's (rotate_quant_moe/); the
-// rotating quantizer sees only this interface, so that no shared code
-// includes a family's folder.
+// input row (moe_body.cpp). The body sees the sort through this interface
+// (MoeSortEmitter implements it, moe_sorter.h makes one), so that the IR of
+// the sort and the body's use of it stay apart.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_ROW_SORTER_H
-#define MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_ROW_SORTER_H
+#ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_ROW_SORTER_H
+#define MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_ROW_SORTER_H
 
 #include "spec/kernel_spec.h"
 
@@ -55,4 +55,4 @@ using RowSorterFactory = std::unique_ptr<RowSorter> (*)(const RowSorterSetup &se
 
 } // namespace mxf
 
-#endif // MXFORGE_TEMPLATES_COMMON_ROTATING_QUANTIZER_ROW_SORTER_H
+#endif // MXFORGE_TEMPLATES_ROTATE_QUANT_MOE_ROW_SORTER_H
