@@ -9,7 +9,9 @@
 //    of what the compile touches is still in the CPU's caches and in the
 //    pooled MLIR context);
 //  - by stage: the warm time to stop after each stage (mxf, gpu, rocdl,
-//    llvm, hsaco); the differences are the cost of each stage;
+//    llvm, hsaco); the differences are the cost of each stage; one row per
+//    family at least (rotate_quant's rotations, the MoE front end, the GEMM
+//    in A4W4 and W6A16, the weight pass);
 //  - over all 322 kernels of the spec matrix: cold and warm, and the warm
 //    time split into the part before LLVM (template and MLIR passes) and
 //    LLVM's part (translation, O3, code generation, lld).
@@ -76,6 +78,14 @@ const char *const kSpecs[] = {
     "rotate_quant:K=4096,RS=128,rot=learned,M=16,scale=even",
     "rotate_quant:K=8192,RS=256,rot=hadamard,M=64,scale=floor,layout=a4w4_shuffle",
     "rotate_quant:K=2048,RS=0,M=16,scale=even",
+    // One of each other family (issue 32's table): the MoE front end, the
+    // fused GEMM (A4W4 and W6A16) and the weight pass.
+    "rotate_quant_moe:K=2048,RS=0,topk=8,E=128",
+    "rotate_quant_moe:K=2048,RS=128,topk=8,E=128",
+    "rotate_quant_gemm:K=8192,N=4608,RS=64,M=16",
+    "rotate_quant_gemm:K=8192,N=4608,RS=0,M=16",
+    "rotate_quant_gemm:K=8192,N=4608,RS=64,M=16,fmt=fp6_e2m3,wlayout=w6a16_16x128",
+    "quant_weight:K=4096,N=4096,RS=64,wlayout=preshuffle_16x16,layout=a4w4_shuffle",
 };
 // No "asm" stage: stopping there prints assembly with a pipeline built for
 // the purpose, while a full compile runs the pooled target's kept pipeline
