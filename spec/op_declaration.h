@@ -14,6 +14,7 @@
 
 #include "spec/key_table.h"
 #include "spec/kernel_spec.h"
+#include "spec/presets.h"
 
 #include <string>
 
@@ -39,6 +40,9 @@ struct OpDeclaration {
   /// What the op computes, its arguments and results, as bindings show it
   /// (Python's docstring of mxforge.<op>, help(torch.ops.mxforge.<op>)).
   const char *description = "";
+  /// The kernels this op adds to a model's preset (spec/presets.h), appended
+  /// to `specs`; null: none.
+  void (*presetSpecs)(const ModelShapes &model, std::vector<KernelSpec> &specs) = nullptr;
 };
 
 /// The declaration of `op`; null for a value outside KernelOp.

@@ -14,114 +14,49 @@
 
 #include "spec/presets.h"
 
-#include "spec/buckets.h"
+#include "spec/op_declaration.h"
 
 #include <utility>
 
 namespace mxf {
 namespace {
 
-std::vector<KernelSpec> denseRotateQuantSet(const std::vector<int> &widths) {
-  std::vector<KernelSpec> specs;
-  for (int k : widths)
-    for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
-      for (int bucket : kMBuckets) {
-        KernelSpec spec;
-        spec.op = KernelOp::RotateQuant;
-        spec.K = k;
-        spec.RS = 64;
-        spec.rot = RotationKind::Hadamard;
-        spec.M = bucket;
-        spec.fmt = ElemFormat::E2M1;
-        spec.scale = rule;
-        specs.push_back(spec);
-      }
-  return specs;
-}
-
-/// The MoE front ends of an expert layer: stage 1 quantizes the tokens (K =
-/// hidden) into the sorted order of the up/gate GEMM, stage 2 the routed
-/// rows of the down GEMM's input (K = the experts' intermediate size).
-/// AITER's MoE path: RCEIL scales, shuffled, block 32.
-std::vector<KernelSpec> moeSet(int hidden, int intermediate, int experts, int topk) {
-  std::vector<KernelSpec> specs;
-  for (auto [k, stage] : {std::pair{hidden, 1}, std::pair{intermediate, 2}})
-    for (int bucket : kMBuckets) {
-      KernelSpec spec;
-      spec.op = KernelOp::RotateQuantMoe;
-      spec.K = k;
-      spec.RS = 64;
-      spec.rot = RotationKind::Hadamard;
-      spec.M = bucket;
-      spec.topk = topk;
-      spec.E = experts;
-      spec.block = 32;
-      spec.stage = stage;
-      spec.scale = ScaleRule::Rceil;
-      spec.layout = ScaleLayout::A4W4Shuffle;
-      specs.push_back(spec);
-    }
-  return specs;
-}
-
-/// The decode GEMMs of dense layers, each (N, K) a weight matrix:
-/// rotate_quant_gemm with the same RS=64 Hadamard and both rules, weights
-/// in AITER's deployed layouts (preshuffle_16x16 codes, a4w4_shuffle scales),
-/// at the decode buckets m <= 32 (where a layer's time is reading its
-/// weights; one code object serves them all).
-std::vector<KernelSpec> decodeGemmSet(const std::vector<std::pair<int, int>> &layers) {
-  std::vector<KernelSpec> specs;
-  for (auto [n, k] : layers)
-    for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
-      for (int bucket : kMBuckets) {
-        if (bucket > kDecodeGemmMaxBucket)
-          continue;
-        KernelSpec spec;
-        spec.op = KernelOp::RotateQuantGemm;
-        spec.K = k;
-        spec.N = n;
-        spec.RS = 64;
-        spec.rot = RotationKind::Hadamard;
-        spec.M = bucket;
-        spec.fmt = ElemFormat::E2M1;
-        spec.scale = rule;
-        spec.layout = ScaleLayout::A4W4Shuffle;
-        spec.wlayout = WeightLayout::Preshuffle16x16;
-        specs.push_back(spec);
-      }
-  return specs;
-}
-
-std::vector<KernelSpec> joined(std::vector<KernelSpec> a, const std::vector<KernelSpec> &b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
+SpecPreset preset(std::string name, std::string description, std::string note,
+                  ModelShapes shapes) {
+  SpecPreset made{std::move(name), std::move(description), std::move(note), std::move(shapes),
+                  {}};
+  for (KernelOp op : kAllKernelOps)
+    if (const OpDeclaration *declaration = opDeclaration(op); declaration->presetSpecs)
+      declaration->presetSpecs(made.shapes, made.specs);
+  return made;
 }
 
 std::vector<SpecPreset> buildPresets() {
   return {
-      {"qwen3-8b",
-       "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj); the decode "
-       "rotate_quant_gemm of qkv 6144x4096, o 4096x4096, gate_up 24576x4096, down 4096x12288",
-       "", joined(denseRotateQuantSet({4096, 12288}),
-                  decodeGemmSet({{6144, 4096}, {4096, 4096}, {24576, 4096}, {4096, 12288}}))},
-      {"qwen3-32b",
-       "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 (down_proj); "
-       "the decode rotate_quant_gemm of qkv 10240x5120, o 5120x8192, gate_up 51200x5120, "
-       "down 5120x25600",
-       "", joined(denseRotateQuantSet({5120, 8192, 25600}),
-                  decodeGemmSet({{10240, 5120}, {5120, 8192}, {51200, 5120}, {5120, 25600}}))},
-      {"qwen3-30b-a3b",
-       "Qwen3-30B-A3B: K=2048 (q/k/v, router inputs) and K=4096 (o_proj); the experts' "
-       "rotate_quant_moe (E=128, top-8): K=2048 stage 1, K=768 stage 2",
-       "", joined(denseRotateQuantSet({2048, 4096}), moeSet(2048, 768, 128, 8))},
-      {"deepseek-v3",
-       "DeepSeek-V3: K=7168 (q_a/kv_a, dense MLP inputs), 1536 (q_b), 512 (kv_b), 16384 "
-       "(o_proj), 18432 (dense down_proj), 2048 (the shared expert's down_proj); the experts' "
-       "rotate_quant_moe (E=256, top-8): "
-       "K=7168 stage 1, K=2048 stage 2",
-       "the shared expert runs as a dense layer (its inputs are K=7168 and K=2048)",
-       joined(denseRotateQuantSet({7168, 1536, 512, 16384, 18432, 2048}),
-              moeSet(7168, 2048, 256, 8))},
+      preset("qwen3-8b",
+             "Qwen3-8B: K=4096 (q/k/v, gate/up, o_proj inputs) and K=12288 (down_proj); the "
+             "decode rotate_quant_gemm of qkv 6144x4096, o 4096x4096, gate_up 24576x4096, down "
+             "4096x12288",
+             "",
+             {{4096, 12288}, 4096, 0, 0, 0,
+              {{6144, 4096}, {4096, 4096}, {24576, 4096}, {4096, 12288}}}),
+      preset("qwen3-32b",
+             "Qwen3-32B: K=5120 (q/k/v, gate/up inputs), K=8192 (o_proj) and K=25600 "
+             "(down_proj); the decode rotate_quant_gemm of qkv 10240x5120, o 5120x8192, gate_up "
+             "51200x5120, down 5120x25600",
+             "",
+             {{5120, 8192, 25600}, 5120, 0, 0, 0,
+              {{10240, 5120}, {5120, 8192}, {51200, 5120}, {5120, 25600}}}),
+      preset("qwen3-30b-a3b",
+             "Qwen3-30B-A3B: K=2048 (q/k/v, router inputs) and K=4096 (o_proj); the experts' "
+             "rotate_quant_moe (E=128, top-8): K=2048 stage 1, K=768 stage 2",
+             "", {{2048, 4096}, 2048, 128, 8, 768, {}}),
+      preset("deepseek-v3",
+             "DeepSeek-V3: K=7168 (q_a/kv_a, dense MLP inputs), 1536 (q_b), 512 (kv_b), 16384 "
+             "(o_proj), 18432 (dense down_proj), 2048 (the shared expert's down_proj); the "
+             "experts' rotate_quant_moe (E=256, top-8): K=7168 stage 1, K=2048 stage 2",
+             "the shared expert runs as a dense layer (its inputs are K=7168 and K=2048)",
+             {{7168, 1536, 512, 16384, 18432, 2048}, 7168, 256, 8, 2048, {}}),
   };
 }
 

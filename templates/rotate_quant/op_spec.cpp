@@ -7,6 +7,11 @@
 
 #include "spec/op_declaration.h"
 
+#include "spec/buckets.h"
+
+#include <utility>
+#include <vector>
+
 namespace mxf::rotate_quant {
 namespace {
 
@@ -15,6 +20,24 @@ using SK = spec_detail::SpecKey;
 constexpr SK kKeys[] = {SK::K,      SK::RS, SK::Rot, SK::Rconv, SK::Select, SK::Layers, SK::M,
                         SK::Fmt,    SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
 constexpr SK kRequired[] = {SK::K};
+
+// Every activation width that feeds an MXFP4 GEMM: RS=64 Hadamard, OCP's
+// and AITER's scale rules, every M bucket.
+void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
+  for (int k : model.activationWidths)
+    for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
+      for (int bucket : kMBuckets) {
+        KernelSpec spec;
+        spec.op = KernelOp::RotateQuant;
+        spec.K = k;
+        spec.RS = 64;
+        spec.rot = RotationKind::Hadamard;
+        spec.M = bucket;
+        spec.fmt = ElemFormat::E2M1;
+        spec.scale = rule;
+        specs.push_back(spec);
+      }
+}
 
 // What bindings show as the op's help (Python's docstring, docs/python.md).
 constexpr const char kDescription[] = R"(Rotates and MX-quantizes the rows of `x` ([m, K] bf16: a torch.bfloat16
@@ -48,6 +71,7 @@ RS=0 result.)";
 extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuant, "rotate_quant", keyList(kKeys),
                                              keyList(kRequired), /*writesA6W6Tiles=*/true,
                                              /*fillDefaults=*/nullptr, /*validate=*/nullptr,
-                                             kDescription};
+                                             kDescription,
+                                             presetSpecs};
 
 } // namespace mxf::rotate_quant

@@ -8,6 +8,11 @@
 
 #include "spec/op_declaration.h"
 
+#include "spec/buckets.h"
+
+#include <utility>
+#include <vector>
+
 namespace mxf::rotate_quant_gemm {
 namespace {
 
@@ -25,6 +30,32 @@ Status validate(const KernelSpec &spec) {
                           "rotate_quant_gemm supports fmt=fp4 or fmt=fp6_e2m3 (fp4: A4W4; "
                           "fp6_e2m3: W6A16, bf16 activations x MXFP6 weights)");
   return Status::success();
+}
+
+// The decode GEMMs of the dense layers the model lists, each (N, K) a weight
+// matrix: the same RS=64 Hadamard and both rules, weights in AITER's
+// deployed layouts (preshuffle_16x16 codes, a4w4_shuffle scales), at the
+// decode buckets m <= kDecodeGemmMaxBucket (where a layer's time is reading
+// its weights; one code object serves them all).
+void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
+  for (auto [n, k] : model.decodeGemms)
+    for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
+      for (int bucket : kMBuckets) {
+        if (bucket > kDecodeGemmMaxBucket)
+          continue;
+        KernelSpec spec;
+        spec.op = KernelOp::RotateQuantGemm;
+        spec.K = k;
+        spec.N = n;
+        spec.RS = 64;
+        spec.rot = RotationKind::Hadamard;
+        spec.M = bucket;
+        spec.fmt = ElemFormat::E2M1;
+        spec.scale = rule;
+        spec.layout = ScaleLayout::A4W4Shuffle;
+        spec.wlayout = WeightLayout::Preshuffle16x16;
+        specs.push_back(spec);
+      }
 }
 
 // What bindings show as the op's help (Python's docstring, docs/python.md).
@@ -57,6 +88,7 @@ extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
                                              /*writesA6W6Tiles=*/false,
                                              /*fillDefaults=*/nullptr,
                                              validate,
-                                             kDescription};
+                                             kDescription,
+                                             presetSpecs};
 
 } // namespace mxf::rotate_quant_gemm

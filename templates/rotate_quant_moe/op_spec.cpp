@@ -8,6 +8,11 @@
 
 #include "spec/op_declaration.h"
 
+#include "spec/buckets.h"
+
+#include <utility>
+#include <vector>
+
 namespace mxf::rotate_quant_moe {
 namespace {
 
@@ -61,6 +66,31 @@ Status validate(const KernelSpec &spec) {
   return Status::success();
 }
 
+// The MoE front ends of an expert layer: stage 1 quantizes the tokens (K =
+// hidden) into the sorted order of the up/gate GEMM, stage 2 the routed rows
+// of the down GEMM's input (K = the experts' intermediate size). AITER's MoE
+// path: RCEIL scales, shuffled, block 32.
+void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
+  if (model.experts == 0)
+    return;
+  for (auto [k, stage] : {std::pair{model.hidden, 1}, std::pair{model.expertIntermediate, 2}})
+    for (int bucket : kMBuckets) {
+      KernelSpec spec;
+      spec.op = KernelOp::RotateQuantMoe;
+      spec.K = k;
+      spec.RS = 64;
+      spec.rot = RotationKind::Hadamard;
+      spec.M = bucket;
+      spec.topk = model.topk;
+      spec.E = model.experts;
+      spec.block = 32;
+      spec.stage = stage;
+      spec.scale = ScaleRule::Rceil;
+      spec.layout = ScaleLayout::A4W4Shuffle;
+      specs.push_back(spec);
+    }
+}
+
 // What bindings show as the op's help (Python's docstring, docs/python.md).
 constexpr const char kDescription[] = R"(Rotates and MX-quantizes the tokens of a MoE layer and sorts their
 routing as AITER's fused MoE expects, in one launch.
@@ -87,6 +117,7 @@ extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantMoe,
                                              /*writesA6W6Tiles=*/false,
                                              fillDefaults,
                                              validate,
-                                             kDescription};
+                                             kDescription,
+                                             presetSpecs};
 
 } // namespace mxf::rotate_quant_moe

@@ -1,12 +1,14 @@
 //===- test_spec_sets.cpp - Spec list files and presets -------------------===//
 
 #include "spec/buckets.h"
+#include "spec/op_declaration.h"
 #include "spec/presets.h"
 #include "templates/family_rules.h"
 #include "spec/spec_list.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -96,6 +98,46 @@ TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
   Result<SpecPreset> unknown = findSpecPreset("llama");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error(), "unknown preset 'llama'; known: qwen3-8b, qwen3-32b, qwen3-30b-a3b, deepseek-v3");
+}
+
+} // namespace
+} // namespace mxf
+
+namespace mxf {
+namespace {
+
+// A preset is its model's shapes plus each op's contribution from its own
+// folder (OpDeclaration::presetSpecs), in families.def order: presets.cpp
+// names no op. Checked by rebuilding every preset from the declarations.
+TEST(Presets, EachOpContributesFromItsFolderInFamilyOrder) {
+  size_t contributingOps = 0;
+  for (KernelOp op : kAllKernelOps)
+    contributingOps += opDeclaration(op)->presetSpecs != nullptr;
+  EXPECT_GE(contributingOps, 3u);
+  for (const SpecPreset &preset : specPresets()) {
+    std::vector<KernelSpec> rebuilt;
+    for (KernelOp op : kAllKernelOps) {
+      const size_t before = rebuilt.size();
+      if (opDeclaration(op)->presetSpecs)
+        opDeclaration(op)->presetSpecs(preset.shapes, rebuilt);
+      for (size_t i = before; i < rebuilt.size(); ++i)
+        EXPECT_EQ(rebuilt[i].op, op) << preset.name << ": an op contributed another op's spec";
+    }
+    EXPECT_EQ(rebuilt, preset.specs) << preset.name;
+    // The MoE front end comes only with experts, the decode GEMM only with
+    // listed weights.
+    const auto count = [&](KernelOp op) {
+      return std::count_if(preset.specs.begin(), preset.specs.end(),
+                           [&](const KernelSpec &spec) { return spec.op == op; });
+    };
+    EXPECT_EQ(count(KernelOp::RotateQuantMoe) > 0, preset.shapes.experts > 0) << preset.name;
+    EXPECT_EQ(count(KernelOp::RotateQuantGemm) > 0, !preset.shapes.decodeGemms.empty())
+        << preset.name;
+  }
+  // Negative control: a model with no widths gets no rotate_quant kernels.
+  std::vector<KernelSpec> none;
+  opDeclaration(KernelOp::RotateQuant)->presetSpecs(ModelShapes{}, none);
+  EXPECT_TRUE(none.empty());
 }
 
 } // namespace
