@@ -62,6 +62,15 @@ std::vector<SpecPreset> buildPresets() {
 
 } // namespace
 
+KernelSpec presetSpec(KernelOp op) {
+  KernelSpec spec;
+  spec.op = op;
+  spec.RS = 64;
+  spec.rot = RotationKind::Hadamard;
+  spec.fmt = ElemFormat::E2M1;
+  return spec;
+}
+
 const std::vector<SpecPreset> &specPresets() {
   static const std::vector<SpecPreset> presets = buildPresets();
   return presets;

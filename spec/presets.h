@@ -45,6 +45,11 @@ struct ModelShapes {
   std::vector<std::pair<int, int>> decodeGemms;
 };
 
+/// A preset kernel of `op` before its op's own keys: the rotation every
+/// preset uses (RS=64 Hadamard, the size and kind QuaRot-style MXFP4 recipes
+/// deploy) and MXFP4 codes. The ops' contributions start from it.
+KernelSpec presetSpec(KernelOp op);
+
 struct SpecPreset {
   std::string name;        // e.g. "qwen3-8b"
   std::string description; // the model and the widths covered

@@ -27,13 +27,9 @@ void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
   for (int k : model.activationWidths)
     for (ScaleRule rule : {ScaleRule::Even, ScaleRule::Rceil})
       for (int bucket : kMBuckets) {
-        KernelSpec spec;
-        spec.op = KernelOp::RotateQuant;
+        KernelSpec spec = presetSpec(KernelOp::RotateQuant);
         spec.K = k;
-        spec.RS = 64;
-        spec.rot = RotationKind::Hadamard;
         spec.M = bucket;
-        spec.fmt = ElemFormat::E2M1;
         spec.scale = rule;
         specs.push_back(spec);
       }

@@ -43,14 +43,10 @@ void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
       for (int bucket : kMBuckets) {
         if (bucket > kDecodeGemmMaxBucket)
           continue;
-        KernelSpec spec;
-        spec.op = KernelOp::RotateQuantGemm;
+        KernelSpec spec = presetSpec(KernelOp::RotateQuantGemm);
         spec.K = k;
         spec.N = n;
-        spec.RS = 64;
-        spec.rot = RotationKind::Hadamard;
         spec.M = bucket;
-        spec.fmt = ElemFormat::E2M1;
         spec.scale = rule;
         spec.layout = ScaleLayout::A4W4Shuffle;
         spec.wlayout = WeightLayout::Preshuffle16x16;

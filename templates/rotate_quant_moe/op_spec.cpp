@@ -75,11 +75,8 @@ void presetSpecs(const ModelShapes &model, std::vector<KernelSpec> &specs) {
     return;
   for (auto [k, stage] : {std::pair{model.hidden, 1}, std::pair{model.expertIntermediate, 2}})
     for (int bucket : kMBuckets) {
-      KernelSpec spec;
-      spec.op = KernelOp::RotateQuantMoe;
+      KernelSpec spec = presetSpec(KernelOp::RotateQuantMoe);
       spec.K = k;
-      spec.RS = 64;
-      spec.rot = RotationKind::Hadamard;
       spec.M = bucket;
       spec.topk = model.topk;
       spec.E = model.experts;
