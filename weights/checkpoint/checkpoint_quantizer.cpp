@@ -579,6 +579,95 @@ std::vector<std::string> excludedModules(const std::vector<Shard> &shards,
   return out;
 }
 
+/// The learned R the spec needs (--rotation), or none for the other
+/// rotation kinds, which refuse one.
+Result<std::vector<uint16_t>> learnedRotationFor(const QuantizeOptions &options,
+                                                 const KernelSpec &probe) {
+  using R = Result<std::vector<uint16_t>>;
+  if (isLearned(probe.rot)) {
+    if (!options.rotation)
+      return R::failure(std::string("rot=") + rotationKindName(probe.rot) +
+                        " needs --rotation FILE (the learned R)");
+    return readRotation(*options.rotation);
+  }
+  if (options.rotation)
+    return R::failure(std::string("--rotation is only for learned rotations; the spec has rot=") +
+                      rotationKindName(probe.rot));
+  return std::vector<uint16_t>{};
+}
+
+/// The checkpoint --in names, every shard opened: one .safetensors file, or
+/// the shards of a model.safetensors.index.json (index set, its output path
+/// in --out's folder).
+struct InputCheckpoint {
+  std::optional<Index> index;
+  std::vector<Shard> shards;
+  std::string indexOutput;
+};
+
+/// The index and its shards must agree, in linear time: every tensor the
+/// weight_map names is in its shard, and every tensor of a shard is named
+/// there.
+Status checkIndexAgreesWithShards(const std::string &indexPath, const Index &index,
+                                  const std::vector<Shard> &shards) {
+  const json::Value *map = index.root.find("weight_map");
+  std::unordered_map<std::string_view, const Shard *> shardByName;
+  for (const Shard &s : shards)
+    shardByName.emplace(s.fileName, &s);
+  std::unordered_map<std::string_view, std::string_view> shardOfTensor;
+  shardOfTensor.reserve(map->members.size());
+  for (const auto &[name, file] : map->members) {
+    shardOfTensor.emplace(name, file.text);
+    const Shard *shard = shardByName.at(file.text); // every named shard was opened
+    if (!shard->file.find(name))
+      return Status::failure(indexPath + ": weight_map puts '" + printable(name) + "' in " +
+                             printable(file.text) + ", which has no such tensor");
+  }
+  for (const Shard &s : shards)
+    for (const TensorInfo &t : s.file.tensors()) {
+      auto entry = shardOfTensor.find(t.name);
+      if (entry == shardOfTensor.end() || entry->second != s.fileName)
+        return Status::failure(s.inputPath + ": tensor '" + printable(t.name) +
+                               "' is not in the index's weight_map for this shard");
+    }
+  return Status::success();
+}
+
+Result<InputCheckpoint> openInputCheckpoint(const QuantizeOptions &options) {
+  using R = Result<InputCheckpoint>;
+  InputCheckpoint input;
+  if (endsWith(options.in, kIndexSuffix)) {
+    Result<Index> read = readIndex(options.in);
+    if (!read.ok())
+      return read.status();
+    input.index = std::move(read.value());
+    struct stat st;
+    if (stat(options.out.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      return R::failure("--out " + options.out +
+                        ": a sharded checkpoint is written to a directory, and this is a file");
+    const std::string inName = options.in.substr(options.in.rfind('/') + 1);
+    input.indexOutput = joinPath(options.out, inName);
+    for (const std::string &name : input.index->shardNames)
+      input.shards.push_back(
+          {joinPath(dirName(options.in), name), joinPath(options.out, name), name, {}});
+  } else {
+    if (!endsWith(options.in, ".safetensors"))
+      return R::failure("--in " + options.in +
+                        ": give a .safetensors file or a model.safetensors.index.json");
+    input.shards.push_back({options.in, options.out, "", {}});
+  }
+  for (Shard &s : input.shards) {
+    Result<SafetensorsFile> file = SafetensorsFile::open(s.inputPath);
+    if (!file.ok())
+      return file.status();
+    s.file = std::move(file.value());
+  }
+  if (input.index)
+    if (Status s = checkIndexAgreesWithShards(options.in, *input.index, input.shards); !s.ok())
+      return s;
+  return input;
+}
+
 } // namespace
 
 Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
@@ -592,71 +681,17 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
   if (Status s = checkUserSpec(options.spec); !s.ok())
     return s;
   Result<KernelSpec> probe = specFor(options.spec, 256, 256);
-  std::vector<uint16_t> rotation;
-  if (isLearned(probe.value().rot)) {
-    if (!options.rotation)
-      return Status::failure(std::string("rot=") + rotationKindName(probe.value().rot) +
-                             " needs --rotation FILE (the learned R)");
-    Result<std::vector<uint16_t>> r = readRotation(*options.rotation);
-    if (!r.ok())
-      return r.status();
-    rotation = std::move(r.value());
-  } else if (options.rotation) {
-    return Status::failure(std::string("--rotation is only for learned rotations; the spec has rot=") +
-                           rotationKindName(probe.value().rot));
-  }
-
-  const bool sharded = endsWith(options.in, kIndexSuffix);
-  std::optional<Index> index;
-  std::vector<Shard> shards;
-  std::string indexOutput;
-  if (sharded) {
-    Result<Index> read = readIndex(options.in);
-    if (!read.ok())
-      return read.status();
-    index = std::move(read.value());
-    struct stat st;
-    if (stat(options.out.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-      return Status::failure("--out " + options.out +
-                             ": a sharded checkpoint is written to a directory, and this is a file");
-    const std::string inName = options.in.substr(options.in.rfind('/') + 1);
-    indexOutput = joinPath(options.out, inName);
-    for (const std::string &name : index->shardNames)
-      shards.push_back({joinPath(dirName(options.in), name), joinPath(options.out, name), name, {}});
-  } else {
-    if (!endsWith(options.in, ".safetensors"))
-      return Status::failure("--in " + options.in +
-                             ": give a .safetensors file or a model.safetensors.index.json");
-    shards.push_back({options.in, options.out, "", {}});
-  }
-  for (Shard &s : shards) {
-    Result<SafetensorsFile> file = SafetensorsFile::open(s.inputPath);
-    if (!file.ok())
-      return file.status();
-    s.file = std::move(file.value());
-  }
-  if (index) { // the index and the shards must agree, in linear time
-    const json::Value *map = index->root.find("weight_map");
-    std::unordered_map<std::string_view, const Shard *> shardByName;
-    for (const Shard &s : shards)
-      shardByName.emplace(s.fileName, &s);
-    std::unordered_map<std::string_view, std::string_view> shardOfTensor;
-    shardOfTensor.reserve(map->members.size());
-    for (const auto &[name, file] : map->members) {
-      shardOfTensor.emplace(name, file.text);
-      const Shard *shard = shardByName.at(file.text); // every named shard was opened
-      if (!shard->file.find(name))
-        return Status::failure(options.in + ": weight_map puts '" + printable(name) + "' in " +
-                               printable(file.text) + ", which has no such tensor");
-    }
-    for (const Shard &s : shards)
-      for (const TensorInfo &t : s.file.tensors()) {
-        auto entry = shardOfTensor.find(t.name);
-        if (entry == shardOfTensor.end() || entry->second != s.fileName)
-          return Status::failure(s.inputPath + ": tensor '" + printable(t.name) +
-                                 "' is not in the index's weight_map for this shard");
-      }
-  }
+  Result<std::vector<uint16_t>> learned = learnedRotationFor(options, probe.value());
+  if (!learned.ok())
+    return learned.status();
+  const std::vector<uint16_t> &rotation = learned.value();
+  Result<InputCheckpoint> input = openInputCheckpoint(options);
+  if (!input.ok())
+    return input.status();
+  const bool sharded = input.value().index.has_value();
+  const std::optional<Index> &index = input.value().index;
+  std::vector<Shard> &shards = input.value().shards;
+  const std::string &indexOutput = input.value().indexOutput;
   std::vector<Selected> selected;
   if (Status s = selectTensors(options, shards, rotation, selected); !s.ok())
     return s;
