@@ -82,3 +82,38 @@ def test_bad_selection_arguments_are_refused_by_name(rng):
         mxforge.rotate_quant(x, k=512, rs=64, select="mask", layers=4, layer=4, layer_mask=mask)
     with pytest.raises(mxforge.SpecError, match="select"):
         mxforge.rotate_quant(x, k=512, select="flag", rotate=True)  # RS=0: nothing to select
+
+
+def test_moe_front_end_selects_its_path(rng):
+    """rotate_quant_moe gained select from the key vocabulary (its folder
+    only): with select=flag or select=mask each launch's six outputs equal
+    those of the same spec without select (rotating) or with RS=0, both
+    kernels' outputs into zeroed buffers so that the bytes a launch leaves
+    unwritten compare too."""
+    keys = {"k": 512, "topk": 2, "e": 8, "rs": rng.choice((32, 64, 128)), "scale": "rceil"}
+    m = random_m(rng) % 32 + 1
+    gen = np.random.default_rng(rng.randrange(2**63))
+    x = random_x(rng, m, keys["k"])
+    ids = np.stack([gen.choice(keys["e"], keys["topk"], replace=False)
+                    for _ in range(m)]).astype(np.int32)
+    weights = gen.standard_normal((m, keys["topk"])).astype(np.float32)
+    layers = rng.randint(2, 9)
+    mask = np.array([rng.randint(0, 1) for _ in range(layers)], dtype=np.int32)
+    mask[0], mask[1] = 1, 0
+    print(f"keys {keys}, m={m}, layers={layers}, mask {mask.tolist()}")
+
+    def run(**extra):
+        first = mxforge.rotate_quant_moe(x, ids, weights, **dict(keys, **extra))
+        out = tuple(np.zeros_like(np.asarray(array)) for array in first)
+        mxforge.rotate_quant_moe(x, ids, weights, out=out, **dict(keys, **extra))
+        return out
+
+    rotated, plain = run(), run(rs=0, rot="none")
+    cases = [({"select": "flag", "rotate": 1}, rotated), ({"select": "flag", "rotate": 0}, plain),
+             ({"select": "mask", "layers": layers, "layer": 0, "layer_mask": mask}, rotated),
+             ({"select": "mask", "layers": layers, "layer": 1, "layer_mask": mask}, plain)]
+    for extra, want in cases:
+        got = run(**extra)
+        for name, actual, expected in zip(mxforge.RotateQuantMoeResult.NAMES, got, want):
+            expect_equal(actual, expected, f"{name} with {extra}")
+    assert not np.array_equal(rotated[0], plain[0]), "the two paths must differ for this check"

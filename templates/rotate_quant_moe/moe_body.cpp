@@ -12,6 +12,7 @@
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/rotating_quantizer/block_converter.h"
+#include "templates/common/rotating_quantizer/rotation_selection.h"
 #include "templates/common/rotating_quantizer/rotation_stage.h"
 #include "templates/rotate_quant_moe/moe_sorter.h"
 
@@ -66,7 +67,8 @@ public:
       rotation.readFrom(rowStridedView(b, args.get("x"), mIndex, strideOf("x_stride")));
       q = rowStridedView(b, args.get("q"), mIndex, strideOf("q_stride"));
       selectRows(add(mulBy(rowTile, kTileRows), tokenInTile), mIndex);
-      return emitTile(unit, unitValid, tid, /*rotationStaged=*/false);
+      return selected([&] { emitTile(unit, unitValid, tid, /*rotationStaged=*/false); },
+                      [&] { ifThen(unitValid, [&] { rotation.emitPlainUnit(unit); }); });
     }
     // Stage 2: x [m, topk, K] and q [m, topk, packed] as m*topk dense rows;
     // the tile's rows are its tokens' (token, slot) rows, 16 per pass.
@@ -74,18 +76,25 @@ public:
     rotation.readFrom(mlir::memref::CollapseShapeOp::create(b, args.get("x"), rowsAndChannels));
     q = mlir::memref::CollapseShapeOp::create(b, args.get("q"), rowsAndChannels);
     Value routedRows = mulBy(mIndex, spec.topk);
-    // A whole learned R is staged once for all passes.
-    const bool stageOnce = tiling.stagesRotationInLds && tiling.rotationSliceColumns == 0;
-    if (stageOnce)
-      rotation.emitStageRotation(tid);
-    auto passes = mlir::scf::ForOp::create(b, idx(0), idx(spec.topk), idx(1));
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(passes.getBody());
-    subTile = passes.getInductionVar();
-    selectRows(add(mulBy(rowTile, int64_t(kTileRows) * spec.topk),
-                   add(mulBy(subTile, kTileRows), tokenInTile)),
-               routedRows);
-    emitTile(unit, unitValid, tid, stageOnce);
+    auto passes = [&](bool rotating) {
+      // A whole learned R is staged once for all passes.
+      const bool stageOnce =
+          rotating && tiling.stagesRotationInLds && tiling.rotationSliceColumns == 0;
+      if (stageOnce)
+        rotation.emitStageRotation(tid);
+      auto loop = mlir::scf::ForOp::create(b, idx(0), idx(spec.topk), idx(1));
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      subTile = loop.getInductionVar();
+      selectRows(add(mulBy(rowTile, int64_t(kTileRows) * spec.topk),
+                     add(mulBy(subTile, kTileRows), tokenInTile)),
+                 routedRows);
+      if (rotating)
+        emitTile(unit, unitValid, tid, stageOnce);
+      else
+        ifThen(unitValid, [&] { rotation.emitPlainUnit(unit); });
+    };
+    selected([&] { passes(true); }, [&] { passes(false); });
   }
 
   /// The store stage: codes in token order for rows below m, the scale byte
@@ -100,6 +109,16 @@ public:
   }
 
 private:
+  /// The rotating body, or with selective rotation (select=flag|mask) one
+  /// branch between it and the quant-only one, on a kernel-wide value (so
+  /// the staged R's barriers stay uniform).
+  template <typename Rotating, typename Plain>
+  void selected(const Rotating &rotating, const Plain &plain) {
+    if (spec.select == RotationSelect::Off)
+      return rotating();
+    ifElse(emitRotationSelected(b, spec, args), rotating, plain);
+  }
+
   /// The rows this lane quantizes next: `first` (index), valid below `rows`.
   void selectRows(Value first, Value rows) {
     row = first;

@@ -1,7 +1,7 @@
 //===- op_abi.cpp - rotate_quant_moe's kernel ABI ---------------------------===//
 //
 // Plain C++, linked into mxforge_abi (abi/op_abi.h): rotate_quant_moe's
-// operands: x, [r], [seed], the routing, [expert_mask], then the codes, the
+// operands: x, [r], [seed], [layer_mask], the routing, [expert_mask], then the codes, the
 // sorted scales and AITER's moe_sorting outputs.
 //
 //===----------------------------------------------------------------------===//
@@ -97,6 +97,7 @@ constexpr OperandSlot kSlots[] = {
     {"x", E::Bf16, false, false, kRanks2 | kRanks3},
     {"r", E::Bf16, false, true, kRanks2 | kRanks3},
     {"seed", E::I32, false, true, kRanks1},
+    {"layer_mask", E::I32, false, true, kRanks1},
     {"topk_ids", E::I32, false, false, kRanks2},
     {"topk_weights", E::F32, false, false, kRanks2},
     {"expert_mask", E::I32, false, true, kRanks1},

@@ -18,9 +18,9 @@ namespace {
 
 using SK = spec_detail::SpecKey;
 
-constexpr SK kKeys[] = {SK::K,     SK::RS,    SK::Rot,   SK::Rconv, SK::M,     SK::Topk,
-                        SK::E,     SK::Block, SK::Stage, SK::Emask, SK::Fmt,   SK::Scale,
-                        SK::Round, SK::Inter, SK::Layout, SK::Arch};
+constexpr SK kKeys[] = {SK::K,      SK::RS,    SK::Rot,   SK::Rconv, SK::Select, SK::Layers,
+                        SK::M,      SK::Topk,  SK::E,     SK::Block, SK::Stage,  SK::Emask,
+                        SK::Fmt,    SK::Scale, SK::Round, SK::Inter, SK::Layout, SK::Arch};
 constexpr SK kRequired[] = {SK::K, SK::Topk, SK::E};
 
 constexpr int kMinE = 1, kMaxE = 1024;

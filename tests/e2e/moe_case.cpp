@@ -6,6 +6,7 @@
 #include "tests/e2e/e2e_runner.h"
 
 #include "numerics/packing.h"
+#include "spec/reference_problem.h"
 #include "runtime/emu_device.h"
 
 #include <algorithm>
@@ -142,6 +143,22 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
   }
   in.r = learnedRotation(spec, matrixKindFor(base), rng);
   in.seed = uint32_t(rng());
+  // Selective rotation: even routings rotate, odd ones take the quant-only
+  // path, so each spec's runs cover both; the flag's nonzero value and the
+  // mask's other entries are drawn, so that only the selected entry decides.
+  if (spec.select != RotationSelect::Off) {
+    const bool rotate = int(routing) % 2 == 0;
+    if (spec.select == RotationSelect::Flag) {
+      in.selection = rotate ? int64_t(int32_t(rng() | 1)) : 0;
+    } else {
+      in.layerMask.resize(size_t(spec.layers));
+      for (int32_t &entry : in.layerMask)
+        entry = rng() % 2 ? int32_t(rng() | 1) : 0;
+      const int64_t layer = int64_t(rng() % uint64_t(spec.layers));
+      in.layerMask[size_t(layer)] = rotate ? int32_t(rng() | 1) : 0;
+      in.selection = layer;
+    }
+  }
   if (spec.stage != 2) {
     if (rng() % 2)
       in.xStride = spec.K + 8 * int64_t(1 + rng() % 8);
@@ -151,7 +168,12 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
   return in;
 }
 
-Result<MoeQuantized> moeReference(const KernelSpec &spec, const MoeInputs &inputs) {
+Result<MoeQuantized> moeReference(const KernelSpec &launched, const MoeInputs &inputs) {
+  // A selective spec computes its rotated or its quant-only form.
+  const bool rotates = selectionRotates(launched, inputs.selection.value_or(0),
+                                        inputs.layerMask.empty() ? nullptr
+                                                                 : inputs.layerMask.data());
+  const KernelSpec spec = selectedSpec(launched, rotates);
   MoeProblem problem;
   problem.quant = problemFor(spec, spec.layout);
   problem.quant.quant.seed = inputs.seed;
@@ -162,7 +184,7 @@ Result<MoeQuantized> moeReference(const KernelSpec &spec, const MoeInputs &input
   return rotateQuantMoe(problem, inputs.x.data(), size_t(inputs.m), inputs.topkIds.data(),
                         inputs.topkWeights.data(),
                         inputs.expertMask.empty() ? nullptr : inputs.expertMask.data(),
-                        inputs.r.empty() ? nullptr : inputs.r.data());
+                        inputs.r.empty() || spec.RS == 0 ? nullptr : inputs.r.data());
 }
 
 Result<MoeRun> launchMoe(const CodeObject &code, const KernelSpec &spec, const MoeInputs &inputs,
@@ -193,7 +215,10 @@ Result<MoeRun> launchMoe(const CodeObject &code, const KernelSpec &spec, const M
     given["expert_mask"] = bytesOf(inputs.expertMask);
   if (spec.round == Rounding::Sr)
     given["seed"] = bytesOf(std::vector<uint32_t>{inputs.seed});
+  if (!inputs.layerMask.empty())
+    given["layer_mask"] = bytesOf(inputs.layerMask);
   runtime::SpecLaunchOptions launchOptions;
+  launchOptions.selection = inputs.selection;
   launchOptions.poison = poison;
   launchOptions.initialOutputs = initial;
   if (inputs.xStride)

@@ -21,6 +21,7 @@
 #include "tests/e2e/e2e_runner.h"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct MoeInputs {
   std::vector<int32_t> expertMask; // [E] when emask=1
   int64_t xStride = 0, qStride = 0; // stage 1 only; 0 = dense
   uint32_t seed = 0;                // round=sr: the seed operand
+  /// select=flag|mask: the launch's `rotate` or `layer` value, and the mask.
+  std::optional<int64_t> selection;
+  std::vector<int32_t> layerMask; // [layers] with select=mask
 };
 
 /// Draws the inputs of run `routing` of `spec` (m too, unless forcedM > 0).

@@ -19,6 +19,7 @@
 #include "tests/unit/test_seed.h"
 
 #include "compiler/compiler.h"
+#include "spec/reference_problem.h"
 
 #include <gtest/gtest.h>
 
@@ -45,51 +46,62 @@ TEST_P(RotateQuantMoeMatrix, MatchesReferenceInEveryWorkgroupOrder) {
   EXPECT_EQ(code.value().kernel.scratchBytes, 0u) << printSpec(spec);
 
   std::mt19937_64 rng(seed ^ (index * 0x9E3779B97F4A7C15ull));
-  const auto routing = MoeRouting((seed + index) % kNumMoeRoutings);
-  // The sample tier keeps three cases in four with a bucket above 32 at
-  // decode sizes (m <= 32): a launch's work grows with m * topk, and one
-  // case at m = 204, topk 8, K = 7168 took 67 s. The fourth, an overflow
-  // routing (which needs its m) and the full tier draw m up to the bucket.
-  const bool overflowReachable =
-      routing == MoeRouting::Overflow && spec.E * spec.block / spec.topk + 1 <= spec.M;
-  int forcedM = 0;
-  if (spec.M > 32 && !overflowReachable && !extraRuns(seed, /*salt=*/4, 4)) {
-    forcedM = 1 + int(rng() % 32);
-    std::printf("[ sampled  ] m = %d: the %s tier's draw from the seed keeps this case at decode "
-                "sizes; MXFORGE_E2E_TIER=full draws m up to %d\n",
-                forcedM, tierName(), spec.M);
-  }
-  const MoeInputs inputs = drawMoeInputs(spec, routing, rng, forcedM);
-  Result<MoeQuantized> expected = moeReference(spec, inputs);
-  ASSERT_TRUE(expected.ok()) << expected.error();
-  std::printf("[ routing  ] %s, m=%d (%d pairs, %d valid sorted rows of %zu), x stride %lld, "
-              "q stride %lld\n",
-              moeRoutingName(inputs.routing), inputs.m, inputs.m * spec.topk,
-              expected.value().sorting.numValid(), expected.value().sorting.sortedIds.size(),
-              (long long)inputs.xStride, (long long)inputs.qStride);
+  // A selective spec runs two consecutive routings: one even (its launch
+  // rotates) and one odd (quantization alone; moe_case.cpp), so both of the
+  // kernel's paths are checked every run.
+  const int runs = spec.select == RotationSelect::Off ? 1 : 2;
+  for (int runIndex = 0; runIndex < runs; ++runIndex) {
+    const auto routing = MoeRouting((seed + index + size_t(runIndex)) % kNumMoeRoutings);
+    // The sample tier keeps three cases in four with a bucket above 32 at
+    // decode sizes (m <= 32): a launch's work grows with m * topk, and one
+    // case at m = 204, topk 8, K = 7168 took 67 s. The fourth, an overflow
+    // routing (which needs its m) and the full tier draw m up to the bucket.
+    const bool overflowReachable =
+        routing == MoeRouting::Overflow && spec.E * spec.block / spec.topk + 1 <= spec.M;
+    int forcedM = 0;
+    if (spec.M > 32 && !overflowReachable && !extraRuns(seed, /*salt=*/4, 4)) {
+      forcedM = 1 + int(rng() % 32);
+      std::printf("[ sampled  ] m = %d: the %s tier's draw from the seed keeps this case at decode "
+                  "sizes; MXFORGE_E2E_TIER=full draws m up to %d\n",
+                  forcedM, tierName(), spec.M);
+    }
+    const MoeInputs inputs = drawMoeInputs(spec, routing, rng, forcedM);
+    Result<MoeQuantized> expected = moeReference(spec, inputs);
+    ASSERT_TRUE(expected.ok()) << expected.error();
+    std::printf("[ routing  ] %s, m=%d (%d pairs, %d valid sorted rows of %zu), x stride %lld, "
+                "q stride %lld%s\n",
+                moeRoutingName(inputs.routing), inputs.m, inputs.m * spec.topk,
+                expected.value().sorting.numValid(), expected.value().sorting.sortedIds.size(),
+                (long long)inputs.xStride, (long long)inputs.qStride,
+                !inputs.selection ? ""
+                : selectionRotates(spec, *inputs.selection,
+                                   inputs.layerMask.empty() ? nullptr : inputs.layerMask.data())
+                    ? ", this launch rotates"
+                    : ", this launch quantizes without rotating");
 
-  struct Order {
-    emu::WorkgroupOrder order;
-    const char *name;
-    uint8_t poison;
-  };
-  const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
-                          {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
-                          {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
-  for (const Order &order : orders) {
-    if (!workgroupOrderRuns(seed, order.name))
-      continue;
-    Result<MoeRun> run = launchMoe(code.value(), spec, inputs, order.order, seed, order.poison);
-    ASSERT_TRUE(run.ok()) << printSpec(spec) << " (" << order.name << "): " << run.error();
-    std::printf("[ %-8s ] grid (%u, %u), %.0f ms emulated\n", order.name,
-                run.value().launch.grid.x, run.value().launch.grid.y, run.value().ms);
-    // Every written byte equals the reference in every order, and every
-    // other byte keeps this order's poison: together, the same bytes.
-    const std::string mismatches =
-        compareMoe(spec, inputs, expected.value(), run.value().launch, order.poison);
-    EXPECT_TRUE(mismatches.empty()) << printSpec(spec) << ", " << moeRoutingName(inputs.routing)
-                                    << " m=" << inputs.m << ", workgroups " << order.name
-                                    << ", seed " << seed << mismatches;
+    struct Order {
+      emu::WorkgroupOrder order;
+      const char *name;
+      uint8_t poison;
+    };
+    const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
+                            {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
+                            {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
+    for (const Order &order : orders) {
+      if (!workgroupOrderRuns(seed, order.name))
+        continue;
+      Result<MoeRun> run = launchMoe(code.value(), spec, inputs, order.order, seed, order.poison);
+      ASSERT_TRUE(run.ok()) << printSpec(spec) << " (" << order.name << "): " << run.error();
+      std::printf("[ %-8s ] grid (%u, %u), %.0f ms emulated\n", order.name,
+                  run.value().launch.grid.x, run.value().launch.grid.y, run.value().ms);
+      // Every written byte equals the reference in every order, and every
+      // other byte keeps this order's poison: together, the same bytes.
+      const std::string mismatches =
+          compareMoe(spec, inputs, expected.value(), run.value().launch, order.poison);
+      EXPECT_TRUE(mismatches.empty()) << printSpec(spec) << ", " << moeRoutingName(inputs.routing)
+                                      << " m=" << inputs.m << ", workgroups " << order.name
+                                      << ", seed " << seed << mismatches;
+    }
   }
 }
 

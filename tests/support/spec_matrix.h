@@ -661,8 +661,43 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
     assert(validateSpec(spec).ok());
     specs.push_back(spec);
   }
+  // Selective rotation (select=flag|mask, one branch between the rotating
+  // and the quant-only path; moe_case.cpp's even routings rotate, odd ones do
+  // not): each rotation kind's body inside the branch, both stages, R staged
+  // whole (its barriers inside the branch), in slices and per wave.
+  struct Selective {
+    int stage, rs;
+    RotationKind rot;
+    RotationSelect select;
+  };
+  const Selective selective[] = {
+      {1, 128, RotationKind::Hadamard, RotationSelect::Flag},
+      {2, 64, RotationKind::Learned, RotationSelect::Mask},
+      {1, 256, RotationKind::Learned, RotationSelect::Flag},
+      {1, 128, RotationKind::LearnedPerBlock, RotationSelect::Mask},
+      {2, 32, RotationKind::HadamardButterfly, RotationSelect::Flag},
+      {2, 256, RotationKind::Learned, RotationSelect::Mask},
+  };
+  for (const Selective &c : selective) {
+    KernelSpec spec;
+    spec.op = KernelOp::RotateQuantMoe;
+    spec.M = 32;
+    spec.K = 2048;
+    spec.E = 64;
+    spec.topk = 4;
+    spec.block = 32;
+    spec.stage = c.stage;
+    spec.RS = c.rs;
+    spec.rot = c.rot;
+    spec.select = c.select;
+    spec.layers = c.select == RotationSelect::Mask ? 7 : 0;
+    spec.scale = ScaleRule::Rceil;
+    spec.layout = ScaleLayout::A4W4Shuffle;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
   // 14 rotations x 6 rules x 2 layouts + 4 formats x 3 + 6 stochastic + 6 engine specs
-  // + 4 rconv=xrt + 2 A6W6 = 198
+  // + 4 rconv=xrt + 2 A6W6 + 6 selective = 204
   return specs;
 }
 

@@ -215,7 +215,8 @@ TEST(SpecParse, SpecKeysInCanonicalOrder) {
   EXPECT_EQ(keys(KernelOp::RotateQuant),
             "K,RS,rot,rconv,select,layers,M,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantMoe),
-            "K,RS,rot,rconv,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,arch,");
+            "K,RS,rot,rconv,select,layers,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,"
+            "arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
             "K,N,RS,rot,rconv,M,fmt,scale,round,inter,layout,wlayout,arch,");
   EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,rconv,fmt,scale,round,inter,layout,wlayout,arch,");
@@ -303,9 +304,13 @@ TEST(SpecReject, SelectNeedsARotationAndMaskNeedsLayers) {
   expectMentions(errorOf("rotate_quant:K=4096,RS=64,layers=4"), {"layers", "select=off"});
   expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=always"),
                  {"select=always", "off, flag, mask"});
-  // Only rotate_quant selects (the MoE and GEMM families do not yet).
-  expectMentions(errorOf("rotate_quant_moe:K=4096,RS=64,topk=2,E=8,select=flag"),
-                 {"key 'select'", "does not belong to rotate_quant_moe"});
+  // rotate_quant and rotate_quant_moe select; the GEMM does not yet.
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=64,RS=64,select=flag"),
+                 {"key 'select'", "does not belong to rotate_quant_gemm"});
+  expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,select=flag"),
+                 {"select", "RS > 0"});
+  EXPECT_EQ(parsedOrDie("rotate_quant_moe:K=4096,RS=64,topk=2,E=8,select=mask,layers=3").layers,
+            3);
   // Built in code: a foreign or out-of-range field is refused by name.
   KernelSpec built = parsedOrDie("rotate_quant:K=4096");
   built.select = RotationSelect::Flag;

@@ -20,6 +20,7 @@
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/rotating_quantizer/block_converter.h"
 #include "templates/common/rotating_quantizer/global_store.h"
+#include "templates/common/rotating_quantizer/rotation_selection.h"
 #include "templates/common/rotating_quantizer/rotation_stage.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -130,26 +131,11 @@ public:
     // body on one side and the quant-only units over the same RS channels
     // on the other. Uniform over the workgroup, so the staged body's
     // barriers stay legal; the side not taken costs the branch.
-    ifElse(rotationSelected(), rotating,
+    ifElse(emitRotationSelected(b, spec, args), rotating,
            [&] { emitUnitsOfWave(unit, unitValid, [&] { rotation.emitPlainUnit(unit); }); });
   }
 
 private:
-  /// Whether this launch rotates (select=flag|mask): the by-value `rotate`,
-  /// or layer_mask[layer] with the index clamped into the mask, so that a
-  /// bad index can never read outside it (the launcher refuses one first).
-  Value rotationSelected() {
-    Value zero = arith::ConstantIntOp::create(b, b.getI32Type(), 0);
-    if (spec.select == RotationSelect::Flag)
-      return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args.get("rotate"), zero);
-    Value layer = arith::IndexCastOp::create(b, b.getIndexType(), args.get("layer"));
-    // Unsigned min: a negative index becomes huge and clamps to the last.
-    layer = arith::MinUIOp::create(b, layer, idx(spec.layers - 1));
-    Value entry =
-        mlir::memref::LoadOp::create(b, args.get("layer_mask"), mlir::ValueRange{layer});
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, entry, zero);
-  }
-
   /// A wave's unit, unless it lies past the last one (K/unit not a multiple
   /// of the wave count: that wave exits). A 16-row tile wholly past M (the
   /// a4w4 padding up to pad256(M)) only writes padding scale bytes.
