@@ -192,8 +192,9 @@ TEST(CApiIntrospection, MBucketsAndBucketForAgree) {
     while (at < count && buckets[at] != bucket)
       ++at;
     ASSERT_LT(at, count) << bucket << " is not a bucket";
-    if (at > 0)
+    if (at > 0) {
       EXPECT_LT(buckets[at - 1], m) << "a smaller bucket holds m=" << m;
+    }
   }
   for (int m : {0, -1, buckets[count - 1] + 1}) {
     EXPECT_EQ(mxf_spec_bucket_for(m, &bucket), MXF_ERROR_INVALID_ARGUMENT) << m;

@@ -74,12 +74,14 @@ TEST(Presets, EveryPresetIsValidCompleteAndDistinct) {
     const bool moeModel = std::string(name) == "qwen3-30b-a3b" || std::string(name) == "deepseek-v3";
     EXPECT_EQ(moeBuckets.size(), moeModel ? 2u : 0u) << name << ": both MoE stages";
     // Issue 13: the Qwen3 dense presets carry their layers' decode GEMMs.
-    if (std::string(name) == "qwen3-8b")
+    if (std::string(name) == "qwen3-8b") {
       EXPECT_EQ(gemmLayers, (std::set<std::pair<int, int>>{
                                 {6144, 4096}, {4096, 4096}, {24576, 4096}, {4096, 12288}}));
-    if (std::string(name) == "qwen3-32b")
+    }
+    if (std::string(name) == "qwen3-32b") {
       EXPECT_EQ(gemmLayers, (std::set<std::pair<int, int>>{
                                 {10240, 5120}, {5120, 8192}, {51200, 5120}, {5120, 25600}}));
+    }
     for (const auto &[stage, stageBuckets] : moeBuckets)
       EXPECT_EQ(stageBuckets.size(), std::size(kMBuckets)) << name << " stage " << stage;
   }

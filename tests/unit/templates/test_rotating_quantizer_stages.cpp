@@ -163,8 +163,9 @@ TEST(RotatingQuantizerStages, RotationHandsEachUnitsBlocksToTheSink) {
     // The stage stores nothing to x or q itself: only a staged R's LDS copy
     // (one vector store per piece loop or slice) may appear.
     const KernelSpec spec = parsed(c.spec);
-    if (!isLearned(spec.rot))
+    if (!isLearned(spec.rot)) {
       EXPECT_EQ(recorded.stores, 0u) << c.spec << ": the rotation stage stored something";
+    }
   }
   // Negative control: two specs whose units differ give different recordings.
   EXPECT_NE(rotateOneUnit(parsed("rotate_quant:K=4096,RS=64")).mfmas,
@@ -199,8 +200,9 @@ TEST(RotatingQuantizerStages, GlobalStoreConvertsAndStoresOneBlock) {
     const size_t stores = h.count<mlir::vector::StoreOp>() + h.count<mlir::memref::StoreOp>();
     EXPECT_EQ(stores, 3u) << text << ": the two code pieces and the scale byte";
     const size_t paddingSelects = h.count<mlir::arith::SelectOp>() - selectsBefore;
-    if (h.tiling.fillsRowPadding)
+    if (h.tiling.fillsRowPadding) {
       EXPECT_GE(paddingSelects, 1u) << text << ": the padding byte's select";
+    }
     // Contiguous channels (the butterfly's): the two pieces are adjacent,
     // one store of the lane's codes, and the scale byte.
     store.emitBlock({zero, tile, tile, LaneChannels::Contiguous});
