@@ -57,32 +57,39 @@ class Family:
     result: Callable = None            # (outputs by name, KernelRun) -> what the function returns
     available: bool = True
 
-    @property
+    # Views of the slots, derived once per Family (every call reads them).
+    @functools.cached_property
     def inputs(self):
         """Input names in the function's order: launch order."""
         return tuple(slot.name for slot in self.slots if not slot.is_output)
 
-    @property
+    @functools.cached_property
     def required(self):
         return tuple(slot.name for slot in self.slots if not slot.is_output and not slot.optional)
 
-    @property
+    @functools.cached_property
     def optional(self):
         return tuple(slot.name for slot in self.slots if not slot.is_output and slot.optional)
 
-    @property
+    @functools.cached_property
     def outputs(self):
         return tuple(slot.name for slot in self.slots if slot.is_output)
 
-    @property
+    @functools.cached_property
     def elements(self):
         return {slot.name: slot.element for slot in self.slots}
 
-    @property
+    @functools.cached_property
     def ranks(self):
         return {slot.name: slot.ranks for slot in self.slots}
 
-    @property
+    @functools.cached_property
+    def int_inputs(self):
+        """The inputs an int may stand for: one-dimensional i32 (seed)."""
+        return frozenset(slot.name for slot in self.slots
+                         if not slot.is_output and slot.element == "i32" and slot.ranks == (1,))
+
+    @functools.cached_property
     def selects(self):
         """Whether the op chooses its rotation per launch (the select key)."""
         return "select" in self.keys
@@ -257,17 +264,11 @@ def scalar_operand(value, like):
     return array
 
 
-def _int_inputs(family):
-    """The inputs an int may stand for: one-dimensional i32 (seed)."""
-    return tuple(slot.name for slot in family.slots
-                 if not slot.is_output and slot.element == "i32" and slot.ranks == (1,))
-
-
 def operand_arrays(family, given):
     """{input: value} for a launch from the arguments `given`, ints turned
     into the one-element arrays they stand for."""
     like = given.get(family.rows_from or family.inputs[0])
-    return {name: scalar_operand(given.get(name), like) if name in _int_inputs(family)
+    return {name: scalar_operand(given.get(name), like) if name in family.int_inputs
             else given.get(name) for name in family.inputs}
 
 

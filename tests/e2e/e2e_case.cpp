@@ -119,20 +119,12 @@ RunInputs drawInputs(const KernelSpec &spec, int m, const RunContext &context) {
   inputs.r = learnedRotation(spec, matrixKindFor(context.specIndex + context.run), rng);
   inputs.seed = uint32_t(rng()); // round=sr: a fresh seed per run
   // Selective rotation: run 0 (and the determinism rerun) rotates, run 1
-  // does not, later runs draw; the flag's nonzero value and the mask's other
-  // entries are drawn, so that only the selected entry decides.
+  // does not, later runs draw (drawSelection).
   if (spec.select != RotationSelect::Off) {
     const bool rotate = context.run == 0 || (context.run != 1 && rng() % 2 == 0);
-    if (spec.select == RotationSelect::Flag) {
-      inputs.selection = rotate ? int64_t(int32_t(rng() | 1)) : 0;
-    } else {
-      inputs.layerMask.resize(size_t(spec.layers));
-      for (int32_t &entry : inputs.layerMask)
-        entry = rng() % 2 ? int32_t(rng() | 1) : 0;
-      const int64_t layer = int64_t(rng() % uint64_t(spec.layers));
-      inputs.layerMask[size_t(layer)] = rotate ? int32_t(rng() | 1) : 0;
-      inputs.selection = layer;
-    }
+    SelectionInputs drawn = drawSelection(spec, rotate, rng);
+    inputs.selection = drawn.selection;
+    inputs.layerMask = std::move(drawn.layerMask);
   }
   // Every other run passes x and q as views of wider rows (an engine's
   // slices): strides a random number of 16-byte steps past the row.

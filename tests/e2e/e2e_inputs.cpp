@@ -431,4 +431,19 @@ std::mt19937_64 runEngine(uint64_t seed, uint64_t run) {
   return std::mt19937_64(z ^ (z >> 31));
 }
 
+SelectionInputs drawSelection(const KernelSpec &spec, bool rotate, std::mt19937_64 &rng) {
+  SelectionInputs drawn;
+  if (spec.select == RotationSelect::Flag) {
+    drawn.selection = rotate ? int64_t(int32_t(rng() | 1)) : 0;
+  } else if (spec.select == RotationSelect::Mask) {
+    drawn.layerMask.resize(size_t(spec.layers));
+    for (int32_t &entry : drawn.layerMask)
+      entry = rng() % 2 ? int32_t(rng() | 1) : 0;
+    const int64_t layer = int64_t(rng() % uint64_t(spec.layers));
+    drawn.layerMask[size_t(layer)] = rotate ? int32_t(rng() | 1) : 0;
+    drawn.selection = layer;
+  }
+  return drawn;
+}
+
 } // namespace mxf::e2e

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,17 @@ std::vector<double> randomOrthogonal(int rs, std::mt19937_64 &rng);
 /// m in {1, 1.75, 6}, moved by `ulps` bf16 ulps (-1, 0, 1). Exposed for the
 /// generator's own tests.
 float boundaryValue(int mantissaChoice, int exponent, int ulps);
+
+/// Selective rotation's launch inputs (select=flag|mask) for a launch that
+/// rotates or not: the flag's nonzero value (or 0), or a drawn mask and the
+/// layer whose entry says `rotate`. The flag's value and the mask's other
+/// entries are drawn, so that only the selected entry decides. Empty for
+/// select=off.
+struct SelectionInputs {
+  std::optional<int64_t> selection; // the launch's `rotate` or `layer`
+  std::vector<int32_t> layerMask;   // [layers] with select=mask
+};
+SelectionInputs drawSelection(const KernelSpec &spec, bool rotate, std::mt19937_64 &rng);
 
 /// A per-run random engine derived from the test's seed and the run's index.
 std::mt19937_64 runEngine(uint64_t seed, uint64_t run);

@@ -144,20 +144,11 @@ MoeInputs drawMoeInputs(const KernelSpec &spec, MoeRouting routing, std::mt19937
   in.r = learnedRotation(spec, matrixKindFor(base), rng);
   in.seed = uint32_t(rng());
   // Selective rotation: even routings rotate, odd ones take the quant-only
-  // path, so each spec's runs cover both; the flag's nonzero value and the
-  // mask's other entries are drawn, so that only the selected entry decides.
+  // path, so each spec's runs cover both (drawSelection).
   if (spec.select != RotationSelect::Off) {
-    const bool rotate = int(routing) % 2 == 0;
-    if (spec.select == RotationSelect::Flag) {
-      in.selection = rotate ? int64_t(int32_t(rng() | 1)) : 0;
-    } else {
-      in.layerMask.resize(size_t(spec.layers));
-      for (int32_t &entry : in.layerMask)
-        entry = rng() % 2 ? int32_t(rng() | 1) : 0;
-      const int64_t layer = int64_t(rng() % uint64_t(spec.layers));
-      in.layerMask[size_t(layer)] = rotate ? int32_t(rng() | 1) : 0;
-      in.selection = layer;
-    }
+    SelectionInputs drawn = drawSelection(spec, int(routing) % 2 == 0, rng);
+    in.selection = drawn.selection;
+    in.layerMask = std::move(drawn.layerMask);
   }
   if (spec.stage != 2) {
     if (rng() % 2)
