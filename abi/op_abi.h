@@ -89,6 +89,9 @@ struct OpAbi {
   /// The op's own row extents beyond rows and pad256(rows) (kernelRowExtents
   /// adds those); null when it has none.
   void (*rowExtents)(const KernelSpec &spec, std::vector<RowExtent> &extents) = nullptr;
+  /// The values it takes by value at every launch, after every other
+  /// by-value argument (kernelValueArgs).
+  Span<ValueArg> values = {};
 };
 
 /// Every way an operand extent of `spec` depends on the launch's rows:

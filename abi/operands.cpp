@@ -20,6 +20,8 @@
 #include "numerics/reference.h"
 #include "spec/kernel_name.h"
 
+#include <cstdio>
+#include <cstring>
 
 namespace mxf {
 
@@ -166,7 +168,59 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
     args.push_back({name, spec.select == RotationSelect::Flag
                               ? "nonzero: rotate; 0: quantize x unrotated (select=flag)"
                               : "index into layer_mask, 0 <= layer < layers (select=mask)"});
+  for (const ValueArg &value : kernelValueArgs(spec))
+    args.push_back({value.name, value.meaning, /*isF32=*/true});
   return args;
+}
+
+namespace {
+/// A value as a message shows it: enough digits to tell f32s apart.
+std::string formatValue(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+} // namespace
+
+std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec) {
+  const OpAbi *abi = opAbi(spec.op);
+  if (!abi)
+    return {};
+  return std::vector<ValueArg>(abi->values.begin(), abi->values.end());
+}
+
+Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values) {
+  const std::vector<ValueArg> declared = kernelValueArgs(spec);
+  for (const auto &[name, value] : values) {
+    bool known = false;
+    for (const ValueArg &arg : declared)
+      known |= name == arg.name;
+    if (known)
+      continue;
+    std::string names;
+    for (const ValueArg &arg : declared)
+      names += std::string(names.empty() ? "" : ", ") + arg.name;
+    return Status::failure("'" + name + "' is not a value of " + kernelOpName(spec.op) +
+                           (declared.empty() ? std::string(" (it takes none)")
+                                             : " (its values: " + names + ")"));
+  }
+  for (const ValueArg &arg : declared) {
+    auto given = values.find(arg.name);
+    if (given == values.end())
+      return Status::failure(std::string(kernelOpName(spec.op)) + " needs the by-value '" +
+                             arg.name + "' at launch (" + arg.meaning + ")");
+    if (Status accepted = arg.check(given->second); !accepted.ok())
+      return Status::failure(std::string(arg.name) + "=" + formatValue(given->second) + ": " +
+                             accepted.message());
+  }
+  return Status::success();
+}
+
+uint32_t launchValueBits(double value) {
+  const float rounded = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof bits);
+  return bits;
 }
 
 int64_t moeCapacity(const KernelSpec &spec, int64_t rows) {

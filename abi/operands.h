@@ -9,8 +9,9 @@
 //    docs/dialect.md), deterministic and made of [A-Za-z0-9_] only;
 //  - kernelOperands(spec, rows): the buffer operands, in argument order, with
 //    element type, shape at `rows` rows, and which of them carry a row stride;
-//  - kernelScalarArgs(spec): the by-value i32 arguments after the buffers
-//    (the row count, then one row stride per strided operand).
+//  - kernelScalarArgs(spec): the by-value arguments after the buffers (the
+//    row count, one row stride per strided operand, the selection value,
+//    then the op's own values such as an RMSNorm's eps).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXFORGE_ABI_OPERANDS_H
@@ -22,6 +23,7 @@
 #include "spec/kernel_spec.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,16 +69,43 @@ struct KernelOperand {
 /// operand with rows, its shape's product otherwise. 0 rows span 0 bytes.
 uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride);
 
-/// One by-value i32 argument after the buffers.
+/// One by-value argument after the buffers: an i32, or an f32 (an op's
+/// value, passed as its 4 bytes in the same kernarg slot size).
 struct ScalarArg {
-  const char *name;    // m, x_stride, q_stride, ...
+  const char *name;    // m, x_stride, q_stride, ..., eps
   const char *meaning; // for messages and docs
+  bool isF32 = false;
 };
 
 /// The by-value arguments, in order: the row count `m` (every op but
 /// quant_weight), then one row stride per strided operand, in operand order,
-/// then selective rotation's value (selectionArgName) when select is not off.
+/// then selective rotation's value (selectionArgName) when select is not off,
+/// then the op's own values (kernelValueArgs), f32.
 std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec);
+
+/// A value an op takes by value at every launch, declared in its folder
+/// (OpAbi::values): rmsnorm_rotate_quant's eps. Passed as f32; `check` says
+/// whether a value is one the op accepts (the message names the rule).
+struct ValueArg {
+  const char *name;
+  const char *meaning;
+  Status (*check)(double value);
+  /// A typical value (1e-6 for eps): what the CPU reference runs with when
+  /// a caller gives none (`mxforge ref`); launches always name theirs.
+  double example;
+};
+
+/// The values a launch gives by name (eps=1e-6): every one the op declares,
+/// no other.
+using LaunchValues = std::map<std::string, double>;
+
+/// The op's values, in argument order (empty for most ops).
+std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec);
+/// Whether `values` holds exactly the op's values, each one it accepts; the
+/// message names the missing, unknown or refused value.
+Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values);
+/// The f32 bit pattern a launch passes for `value` (rounded to nearest).
+uint32_t launchValueBits(double value);
 
 /// Selective rotation's by-value argument: "rotate" (select=flag), "layer"
 /// (select=mask), nullptr (select=off).

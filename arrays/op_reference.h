@@ -33,6 +33,8 @@ struct ReferenceCall {
   const RotateQuantProblem &problem;
   const uint16_t *r; // the rotation when the spec rotates, else null
   bool routingGiven; // whether topk_ids came from the caller
+  /// The op's by-value values (kernelValueArgs: eps), every one present.
+  const LaunchValues &values;
 };
 
 struct OpReference {

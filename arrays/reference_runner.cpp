@@ -7,6 +7,8 @@
 #include "abi/operands.h"
 #include "arrays/op_reference.h"
 
+#include <cstdio>
+
 namespace mxf::arrays {
 namespace {
 
@@ -73,8 +75,8 @@ const uint16_t *rotationOf(const NpyArrays &inputs) {
 }
 
 Status runOp(const KernelSpec &selecting, const ReferenceSignature &sig, const NpyArrays &inputs,
-             bool routingGiven, uint64_t seed, bool rotates, NpyArrays &outputs,
-             std::map<std::string, size_t> &bytesWritten) {
+             bool routingGiven, uint64_t seed, bool rotates, const LaunchValues &values,
+             NpyArrays &outputs, std::map<std::string, size_t> &bytesWritten) {
   // Selective rotation: the launch computes the rotated spec's or the
   // quant-only spec's result (numerics selectedSpec); r is read only when
   // it rotates.
@@ -89,7 +91,7 @@ Status runOp(const KernelSpec &selecting, const ReferenceSignature &sig, const N
   if (!reference)
     return Status::failure("internal error: no reference for op code " +
                            std::to_string(unsigned(spec.op)));
-  const ReferenceCall call{spec, sig, inputs, problem, r, routingGiven};
+  const ReferenceCall call{spec, sig, inputs, problem, r, routingGiven, values};
   return reference->run(call, outputs, bytesWritten);
 }
 
@@ -140,11 +142,33 @@ std::string describeSelection(const KernelSpec &spec, const ReferenceRun &run) {
   return text + " (" + path + ")";
 }
 
+std::string describeValues(const ReferenceRun &run) {
+  std::string text;
+  for (const auto &[name, value] : run.values) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.9g", value);
+    bool example = false;
+    for (const std::string &taken : run.exampleValues)
+      example |= taken == name;
+    text += (text.empty() ? "" : ", ") + name + "=" + number +
+            (example ? " (the op's example value)" : "");
+  }
+  return text;
+}
+
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
-                                  uint64_t seed, std::optional<int64_t> selection) {
+                                  uint64_t seed, std::optional<int64_t> selection,
+                                  const LaunchValues &values) {
   Result<ReferenceSignature> sig = referenceSignature(spec, m);
   if (!sig.ok())
     return sig.status();
+  LaunchValues completed = values;
+  std::vector<std::string> examples;
+  for (const ValueArg &value : kernelValueArgs(spec))
+    if (completed.emplace(value.name, value.example).second)
+      examples.push_back(value.name);
+  if (Status valid = checkLaunchValues(spec, completed); !valid.ok())
+    return valid;
   Result<std::optional<int64_t>> chosen = selectionFor(spec, selection, seed);
   if (!chosen.ok())
     return chosen.status();
@@ -179,8 +203,10 @@ Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays
   run.rotates = selectionRotates(spec, run.selection.value_or(0),
                                  mask == run.inputs.end() ? nullptr
                                                           : mask->second.as<int32_t>().data());
+  run.values = std::move(completed);
+  run.exampleValues = std::move(examples);
   if (Status s = runOp(spec, sig.value(), run.inputs, given.count("topk_ids") > 0, seed,
-                       run.rotates, run.outputs, run.bytesWritten);
+                       run.rotates, run.values, run.outputs, run.bytesWritten);
       !s.ok())
     return s;
   return run;

@@ -9,6 +9,7 @@
 #ifndef MXFORGE_ARRAYS_REFERENCE_RUNNER_H
 #define MXFORGE_ARRAYS_REFERENCE_RUNNER_H
 
+#include "abi/operands.h"
 #include "numerics/reference.h"
 #include "support/status.h"
 #include "spec/kernel_spec.h"
@@ -39,6 +40,10 @@ struct ReferenceRun {
   /// that launch rotates. Unset without a select key.
   std::optional<int64_t> selection;
   bool rotates = true;
+  /// The op's by-value values the outputs are for (eps): given, or the
+  /// op's example value (ValueArg::example) for those not given.
+  LaunchValues values;
+  std::vector<std::string> exampleValues; // the names of those taken from the example
 };
 
 /// Largest total size of a run's arrays (inputs, outputs and a generated
@@ -60,14 +65,21 @@ constexpr size_t kMaxReferenceBytes = size_t(4) << 30;
 /// `selection` is selective rotation's launch value (select=flag: rotate,
 /// select=mask: layer); missing, it is drawn from the seed (a flag of 0 or
 /// 1, a layer in 0..layers-1). Given to a spec without select, or a layer
-/// outside the mask, it is an error that names it.
+/// outside the mask, it is an error that names it. `values` are the op's
+/// by-value values (eps); one not given takes the op's example value, one
+/// the op does not take or refuses is an error that names it.
 Result<ReferenceRun> runReference(const KernelSpec &spec, int m, const NpyArrays &given,
                                   uint64_t seed,
-                                  std::optional<int64_t> selection = std::nullopt);
+                                  std::optional<int64_t> selection = std::nullopt,
+                                  const LaunchValues &values = {});
 
 /// "rotate=1 (rotates)" or "layer=3 (layer_mask[3] = 0: quant only)": what
 /// a selective run chose, for the CLI's output; empty without a selection.
 std::string describeSelection(const KernelSpec &spec, const ReferenceRun &run);
+
+/// "eps=1e-06 (the op's example value)": the op's by-value values a run
+/// used, for the CLI's output; empty for an op without any.
+std::string describeValues(const ReferenceRun &run);
 
 } // namespace mxf::arrays
 

@@ -12,6 +12,7 @@
 #include "include/mxforge/mxforge.h"
 
 #include "runtime/kernel_table/kernel_table.h"
+#include "abi/op_abi.h"
 #include "abi/operands.h"
 #include "runtime/device.h"
 #include "runtime/spec_launcher.h"
@@ -132,7 +133,21 @@ void recordKernel(mxf_context &context, const mxf::KernelHandle &handle, bool on
 mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_kernel &kernel,
                        int m, void *const *operands, const int64_t *rowStrides,
                        size_t operandCount, std::optional<int64_t> selection, void *stream,
-                       mxf::runtime::SpecLaunchArgs &checked);
+                       mxf::runtime::SpecLaunchArgs &checked,
+                       const mxf::LaunchValues &values = {});
+
+/// The launch values of the values form (mxf_launch_values,
+/// mxf_kernel_launch_params_values): the kernel's selection (`rotate` or
+/// `layer`, an integer) split from the op's own values. Errors name the
+/// value and start with `function`.
+mxf_status splitLaunchValues(const char *function, const mxf_kernel &kernel,
+                             const mxf_value *values, size_t valueCount,
+                             std::optional<int64_t> &selection, mxf::LaunchValues &opValues);
+
+/// Entry `index` of an op's declared values for mxf_op_get_value and
+/// mxf_kernel_get_value (outputs may be null).
+mxf_status describeValue(const char *function, mxf::Span<mxf::ValueArg> values, size_t index,
+                         const char **name, const char **meaning, size_t *count);
 
 /// A strict context on a GPU refuses the null (default) stream: an AOT
 /// engine launches on its own streams, and a launch on the legacy default
@@ -148,7 +163,8 @@ mxf_status checkSelectionForm(const char *function, const mxf_kernel &kernel,
 /// mxf_launch_strided and mxf_launch_selected: every check, then the launch.
 mxf_status launchChecked(const char *function, mxf_context *context, const mxf_kernel *kernel,
                          int m, void *const *operands, const int64_t *rowStrides,
-                         size_t operandCount, std::optional<int64_t> selection, void *stream);
+                         size_t operandCount, std::optional<int64_t> selection, void *stream,
+                         const mxf::LaunchValues &values = {});
 
 /// The compiler a new context's kernel table gets: the in-process JIT in
 /// libmxforge (jit_full.cpp); in libmxforge_runtime (jit_none.cpp) a reader

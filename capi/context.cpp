@@ -404,6 +404,35 @@ mxf_status mxf_launch_selected(mxf_context *context, const mxf_kernel *kernel, i
                                   rowStrides, operandCount, selection, stream);
 }
 
+mxf_status mxf_launch_values(mxf_context *context, const mxf_kernel *kernel, int m,
+                             void *const *operands, const int64_t *rowStrides,
+                             size_t operandCount, const mxf_value *values, size_t valueCount,
+                             void *stream) {
+  return guarded("mxf_launch_values", [&]() -> mxf_status {
+    if (!kernel)
+      return nullArgument("mxf_launch_values", "kernel");
+    std::optional<int64_t> selection;
+    mxf::LaunchValues opValues;
+    if (mxf_status s = mxf::capi::splitLaunchValues("mxf_launch_values", *kernel, values,
+                                                    valueCount, selection, opValues);
+        s != MXF_SUCCESS)
+      return s;
+    return mxf::capi::launchChecked("mxf_launch_values", context, kernel, m, operands, rowStrides,
+                                    operandCount, selection, stream, opValues);
+  });
+}
+
+mxf_status mxf_kernel_get_value(const mxf_kernel *kernel, size_t index, const char **name,
+                                const char **meaning, size_t *count) {
+  return guarded("mxf_kernel_get_value", [&]() -> mxf_status {
+    if (!kernel)
+      return nullArgument("mxf_kernel_get_value", "kernel");
+    return mxf::capi::describeValue("mxf_kernel_get_value",
+                                    mxf::opAbi(kernel->handle->spec.op)->values, index, name,
+                                    meaning, count);
+  });
+}
+
 mxf_status mxf_kernel_get_selection(const mxf_kernel *kernel, const char **argName) {
   if (!kernel)
     return nullArgument("mxf_kernel_get_selection", "kernel");
@@ -419,7 +448,8 @@ namespace mxf::capi {
 
 mxf_status launchChecked(const char *function, mxf_context *context, const mxf_kernel *kernel,
                          int m, void *const *operands, const int64_t *rowStrides,
-                         size_t operandCount, std::optional<int64_t> selection, void *stream) {
+                         size_t operandCount, std::optional<int64_t> selection, void *stream,
+                         const mxf::LaunchValues &values) {
   return guarded(function, [&]() -> mxf_status {
     if (!context)
       return nullArgument(function, "context");
@@ -430,7 +460,7 @@ mxf_status launchChecked(const char *function, mxf_context *context, const mxf_k
     mxf::runtime::SpecLaunchArgs checked;
     if (mxf_status s = mxf::capi::checkLaunch(function, *context, *kernel, m, operands,
                                               rowStrides, operandCount, selection, stream,
-                                              checked);
+                                              checked, values);
         s != MXF_SUCCESS)
       return s;
     mxf::Status launched = context->device->launch(kernel->deviceKernel, checked.config,
@@ -439,6 +469,57 @@ mxf_status launchChecked(const char *function, mxf_context *context, const mxf_k
       return fail(MXF_ERROR_DEVICE, std::string(function) + ": " + launched.message());
     return MXF_SUCCESS;
   });
+}
+
+mxf_status splitLaunchValues(const char *function, const mxf_kernel &kernel,
+                             const mxf_value *values, size_t valueCount,
+                             std::optional<int64_t> &selection, mxf::LaunchValues &opValues) {
+  if (!values && valueCount)
+    return nullArgument(function, "values");
+  const char *selectionName = mxf::selectionArgName(kernel.handle->spec);
+  for (size_t i = 0; i < valueCount; ++i) {
+    if (!values[i].name)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": value " + std::to_string(i) + " has no name");
+    const std::string name = values[i].name;
+    const double value = values[i].value;
+    if (selectionName && name == selectionName) {
+      if (selection)
+        return fail(MXF_ERROR_INVALID_ARGUMENT,
+                    std::string(function) + ": '" + name + "' is given twice");
+      if (!(value >= double(INT32_MIN) && value <= double(INT32_MAX)) ||
+          value != double(int64_t(value)))
+        return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + "=" +
+                                                    std::to_string(value) +
+                                                    " is not an i32 integer");
+      selection = int64_t(value);
+    } else if (!opValues.emplace(name, value).second) {
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": '" + name + "' is given twice");
+    }
+  }
+  if (selectionName && !selection)
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                std::string(function) + ": " + kernel.name + ": " +
+                    mxf::checkSelectionValue(kernel.handle->spec, std::nullopt).message());
+  return MXF_SUCCESS;
+}
+
+mxf_status describeValue(const char *function, mxf::Span<mxf::ValueArg> values, size_t index,
+                         const char **name, const char **meaning, size_t *count) {
+  if (count)
+    *count = values.count;
+  if (!name && !meaning)
+    return MXF_SUCCESS;
+  if (index >= values.count)
+    return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": index " +
+                                                std::to_string(index) + " >= value count " +
+                                                std::to_string(values.count));
+  if (name)
+    *name = values.data[index].name;
+  if (meaning)
+    *meaning = values.data[index].meaning;
+  return MXF_SUCCESS;
 }
 
 mxf_status checkSelectionForm(const char *function, const mxf_kernel &kernel,
@@ -470,7 +551,7 @@ mxf_status checkStream(const char *function, const mxf_context &context, const v
 mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_kernel &kernel,
                        int m, void *const *operands, const int64_t *rowStrides,
                        size_t operandCount, std::optional<int64_t> selection, void *stream,
-                       mxf::runtime::SpecLaunchArgs &checked) {
+                       mxf::runtime::SpecLaunchArgs &checked, const mxf::LaunchValues &values) {
   const std::string name = function;
   if (!operands && operandCount)
     return nullArgument(function, "operands");
@@ -496,9 +577,17 @@ mxf_status checkLaunch(const char *function, mxf_context &context, const mxf_ker
   // kernel's code object, selection, strides), then what only the C API
   // knows: null pointers and mxf_malloc buffers' room.
   mxf::Result<mxf::runtime::SpecLaunchArgs> prepared =
-      launcher.prepare(m, args, strides, stream, selection);
-  if (!prepared.ok())
-    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + prepared.error());
+      launcher.prepare(m, args, strides, stream, selection, values);
+  if (!prepared.ok()) {
+    // A kernel with values launched through a form that has none: name
+    // the form that does.
+    const bool valuesForm = name.find("_values") != std::string::npos;
+    const std::string hint = !valuesForm && !mxf::kernelValueArgs(kernel.handle->spec).empty()
+                                 ? " (launch it with mxf_launch_values or "
+                                   "mxf_kernel_launch_params_values)"
+                                 : "";
+    return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": " + prepared.error() + hint);
+  }
   for (size_t i = 0; i < operandCount; ++i) {
     if (!operands[i])
       return fail(MXF_ERROR_INVALID_ARGUMENT, name + ": operand " + table[i].name + " is NULL");

@@ -24,7 +24,7 @@ namespace {
 mxf_status packLaunch(const char *function, const mxf_kernel *kernel, int m,
                       void *const *operands, const int64_t *rowStrides, size_t operandCount,
                       std::optional<int64_t> selection, void *kernarg, size_t kernargCapacity,
-                      mxf_launch_params *params) {
+                      mxf_launch_params *params, const mxf::LaunchValues &values = {}) {
   return guarded(function, [&]() -> mxf_status {
     if (!kernel)
       return nullArgument(function, "kernel");
@@ -34,7 +34,7 @@ mxf_status packLaunch(const char *function, const mxf_kernel *kernel, int m,
     mxf::runtime::SpecLaunchArgs prepared;
     if (mxf_status s = mxf::capi::checkLaunch(function, *kernel->context, *kernel, m, operands,
                                               rowStrides, operandCount, selection, nullptr,
-                                              prepared);
+                                              prepared, values);
         s != MXF_SUCCESS)
       return s;
     const mxf::CodeObject &object = kernel->handle->object;
@@ -83,6 +83,26 @@ mxf_status mxf_kernel_launch_params_selected(const mxf_kernel *kernel, int m,
                                              mxf_launch_params *params) {
   return packLaunch("mxf_kernel_launch_params_selected", kernel, m, operands, rowStrides,
                     operandCount, selection, kernarg, kernargCapacity, params);
+}
+
+mxf_status mxf_kernel_launch_params_values(const mxf_kernel *kernel, int m,
+                                           void *const *operands, const int64_t *rowStrides,
+                                           size_t operandCount, const mxf_value *values,
+                                           size_t valueCount, void *kernarg,
+                                           size_t kernargCapacity, mxf_launch_params *params) {
+  const char *function = "mxf_kernel_launch_params_values";
+  return guarded(function, [&]() -> mxf_status {
+    if (!kernel)
+      return nullArgument(function, "kernel");
+    std::optional<int64_t> selection;
+    mxf::LaunchValues opValues;
+    if (mxf_status s = mxf::capi::splitLaunchValues(function, *kernel, values, valueCount,
+                                                    selection, opValues);
+        s != MXF_SUCCESS)
+      return s;
+    return packLaunch(function, kernel, m, operands, rowStrides, operandCount, selection, kernarg,
+                      kernargCapacity, params, opValues);
+  });
 }
 
 mxf_status mxf_kernel_code_object(const mxf_kernel *kernel, const void **bytes, size_t *size) {

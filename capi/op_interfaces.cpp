@@ -93,6 +93,19 @@ mxf_status mxf_op_get_info(size_t index, mxf_op_info *info) {
   });
 }
 
+mxf_status mxf_op_get_value(size_t opIndex, size_t index, const char **name,
+                            const char **meaning, size_t *count) {
+  return guarded("mxf_op_get_value", [&]() -> mxf_status {
+    if (opIndex >= std::size(mxf::kAllKernelOps))
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_op_get_value: op index " + std::to_string(opIndex) + " >= op count " +
+                      std::to_string(std::size(mxf::kAllKernelOps)));
+    return mxf::capi::describeValue("mxf_op_get_value",
+                                    mxf::opAbi(mxf::kAllKernelOps[opIndex])->values, index, name,
+                                    meaning, count);
+  });
+}
+
 mxf_status mxf_spec_get_row_extents(const char *spec, mxf_row_extent *extents, size_t capacity,
                                     size_t *count) {
   return guarded("mxf_spec_get_row_extents", [&]() -> mxf_status {

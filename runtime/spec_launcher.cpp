@@ -92,7 +92,8 @@ Status SpecLauncher::checkRows(int m) const {
 
 Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg> &operands,
                                              const RowStrides &strides, void *stream,
-                                             std::optional<int64_t> selection) const {
+                                             std::optional<int64_t> selection,
+                                             const LaunchValues &values) const {
   std::vector<std::optional<int64_t>> byPosition(this->operands().size());
   for (const auto &[name, stride] : strides) {
     Result<size_t> index = operandIndex(name);
@@ -100,13 +101,14 @@ Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg>
       return index.status();
     byPosition[index.value()] = stride;
   }
-  return prepare(m, operands, byPosition, stream, selection);
+  return prepare(m, operands, byPosition, stream, selection, values);
 }
 
 Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg> &operands,
                                              const std::vector<std::optional<int64_t>> &strides,
                                              void *stream,
-                                             std::optional<int64_t> selection) const {
+                                             std::optional<int64_t> selection,
+                                             const LaunchValues &values) const {
   const std::vector<KernelOperand> &table = this->operands();
   if (operands.size() != table.size())
     return Status::failure(printSpec(spec()) + " takes " + std::to_string(table.size()) +
@@ -119,6 +121,8 @@ Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg>
     return rows;
   if (Status selects = checkSelectionValue(spec(), selection); !selects.ok())
     return selects;
+  if (Status valued = checkLaunchValues(spec(), values); !valued.ok())
+    return valued;
   const std::vector<KernelOperand> &atM = operandsAt(m);
   SpecLaunchArgs prepared;
   std::vector<int32_t> strideValues;
@@ -151,6 +155,8 @@ Result<SpecLaunchArgs> SpecLauncher::prepare(int m, const std::vector<KernelArg>
     prepared.args.value(stride);
   if (selection)
     prepared.args.value(int32_t(*selection));
+  for (const ValueArg &value : kernelValueArgs(spec()))
+    prepared.args.value(launchValueBits(values.at(value.name)));
   prepared.config = launchConfigFor(record(), m);
   prepared.config.stream = stream;
   return prepared;
@@ -172,19 +178,20 @@ Result<uint64_t> operandBytes(const KernelSpec &spec, int m, const std::string &
 Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
                                       const std::vector<KernelArg> &operands,
                                       const RowStrides &strides, void *stream,
-                                      std::optional<int64_t> selection) {
+                                      std::optional<int64_t> selection,
+                                      const LaunchValues &values) {
   Result<SpecLauncher> launcher = SpecLauncher::create(spec, record);
   if (!launcher.ok())
     return launcher.status();
-  return launcher.value().prepare(m, operands, strides, stream, selection);
+  return launcher.value().prepare(m, operands, strides, stream, selection, values);
 }
 
 Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &spec,
                         const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
                         const RowStrides &strides, void *stream, LaunchReport *report,
-                        std::optional<int64_t> selection) {
+                        std::optional<int64_t> selection, const LaunchValues &values) {
   Result<SpecLaunchArgs> prepared =
-      specLaunchArgs(spec, record, m, operands, strides, stream, selection);
+      specLaunchArgs(spec, record, m, operands, strides, stream, selection, values);
   if (!prepared.ok())
     return prepared.status();
   return device.launch(kernel, prepared.value().config, prepared.value().args, report);
@@ -205,7 +212,7 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
   const std::vector<KernelArg> placeholders(launcher.value().operands().size(),
                                             KernelArg::nullPointer());
   Result<SpecLaunchArgs> prepared = launcher.value().prepare(
-      m, placeholders, options.rowStrides, nullptr, options.selection);
+      m, placeholders, options.rowStrides, nullptr, options.selection, options.values);
   if (!prepared.ok())
     return prepared.status();
   const std::vector<KernelOperand> &operands = launcher.value().operandsAt(m);

@@ -57,6 +57,8 @@ struct SpecLaunchOptions {
   /// Selective rotation's by-value value (abi selectionArgName: `rotate` for
   /// select=flag, `layer` for select=mask); required exactly then.
   std::optional<int64_t> selection;
+  /// The op's own by-value values (kernelValueArgs: eps), by name.
+  LaunchValues values;
 };
 
 /// The row stride of `operand` in `strides`, or its row length when it is not
@@ -107,18 +109,20 @@ public:
 
   /// Every check of one launch, then its arguments: the operand count,
   /// 1 <= m <= the record's limit, a selection value exactly when the spec
-  /// selects (checkSelectionValue), every row stride named for a strided
+  /// selects (checkSelectionValue), the op's values (checkLaunchValues), every row stride named for a strided
   /// operand and at least its row, and every buffer the runtime allocated
   /// large enough for m rows at its stride.
   Result<SpecLaunchArgs> prepare(int m, const std::vector<KernelArg> &operands,
                                  const RowStrides &strides = {}, void *stream = nullptr,
-                                 std::optional<int64_t> selection = std::nullopt) const;
+                                 std::optional<int64_t> selection = std::nullopt,
+                                 const LaunchValues &values = {}) const;
   /// The same with row strides by operand position (none: the operand's
   /// row length), as the C API takes them; `strides` is empty or has one
   /// entry per operand.
   Result<SpecLaunchArgs> prepare(int m, const std::vector<KernelArg> &operands,
                                  const std::vector<std::optional<int64_t>> &strides,
-                                 void *stream, std::optional<int64_t> selection) const;
+                                 void *stream, std::optional<int64_t> selection,
+                                 const LaunchValues &values = {}) const;
 
 private:
   struct State;
@@ -130,7 +134,8 @@ private:
 Result<SpecLaunchArgs> specLaunchArgs(const KernelSpec &spec, const LaunchRecord &record, int m,
                                       const std::vector<KernelArg> &operands,
                                       const RowStrides &strides = {}, void *stream = nullptr,
-                                      std::optional<int64_t> selection = std::nullopt);
+                                      std::optional<int64_t> selection = std::nullopt,
+                                      const LaunchValues &values = {});
 
 /// Launches `kernel` (the loaded code object of `spec`, launched as `record`
 /// says) for `m` rows on memory the caller owns: `operands` holds one pointer
@@ -146,7 +151,8 @@ Status launchSpecKernel(Device &device, const Kernel &kernel, const KernelSpec &
                         const LaunchRecord &record, int m, const std::vector<KernelArg> &operands,
                         const RowStrides &strides = {}, void *stream = nullptr,
                         LaunchReport *report = nullptr,
-                        std::optional<int64_t> selection = std::nullopt);
+                        std::optional<int64_t> selection = std::nullopt,
+                        const LaunchValues &values = {});
 
 /// Loads `hsaco` on `device`, uploads the inputs (every operand the kernel
 /// reads must be given, exactly sized for m rows and its stride), launches

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 6
+#define MXFORGE_API_VERSION_MINOR 7
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -212,12 +212,39 @@ MXF_API mxf_status mxf_launch_selected(mxf_context *context, const mxf_kernel *k
                                        void *const *operands, const int64_t *row_strides,
                                        size_t operand_count, int32_t selection, void *stream);
 
+/* By-value values by name (C API 1.7): an op's own values, such as
+ * rmsnorm_rotate_quant's `eps` (passed to the kernel as f32), and selective
+ * rotation's `rotate` or `layer` (an integer). mxf_kernel_get_value names
+ * what a kernel takes. */
+typedef struct mxf_value {
+  const char *name;
+  double value;
+} mxf_value;
+
+/* The op's value `index` (0..count-1) of `kernel` (selection not included:
+ * mxf_kernel_get_selection names it): `*name` and `*meaning` are static
+ * strings; `*count` the number of values. Either output may be NULL. */
+MXF_API mxf_status mxf_kernel_get_value(const mxf_kernel *kernel, size_t index, const char **name,
+                                        const char **meaning, size_t *count);
+
+/* The general launch: mxf_launch_strided with every by-value value by name
+ * (the op's, and `rotate`/`layer` for a kernel that selects). Exactly the
+ * values the kernel takes: a missing, unknown or refused value (a negative
+ * eps, a layer outside 0..layers-1) is an error naming it. Serves every
+ * kernel; a kernel with values must be launched with it (or
+ * mxf_kernel_launch_params_values). */
+MXF_API mxf_status mxf_launch_values(mxf_context *context, const mxf_kernel *kernel, int m,
+                                     void *const *operands, const int64_t *row_strides,
+                                     size_t operand_count, const mxf_value *values,
+                                     size_t value_count, void *stream);
+
 /* How to launch `kernel` for `m` rows yourself (your own stream, a graph,
  * another runtime), from the launch record compiled with it: grid and
  * workgroup, the code object's bytes (valid while the context lives) and
  * the limits. The kernel arguments are the operand pointers in
  * mxf_kernel_get_operand order, then m and each row stride as i32, then
- * the selection value as i32 for a kernel that has one. */
+ * the selection value as i32 for a kernel that has one, then the op's
+ * values (mxf_kernel_get_value) as f32. */
 typedef struct mxf_launch_info {
   uint32_t grid[3];      /* workgroups */
   uint32_t workgroup[3]; /* work-items per workgroup */
@@ -261,6 +288,17 @@ MXF_API mxf_status mxf_kernel_launch_params_selected(const mxf_kernel *kernel, i
                                                      size_t operand_count, int32_t selection,
                                                      void *kernarg, size_t kernarg_capacity,
                                                      mxf_launch_params *params);
+
+/* mxf_kernel_launch_params with values by name, as mxf_launch_values:
+ * packed after the row strides in the order of mxf_kernel_get_launch's
+ * note (selection, then the op's values, f32). */
+MXF_API mxf_status mxf_kernel_launch_params_values(const mxf_kernel *kernel, int m,
+                                                   void *const *operands,
+                                                   const int64_t *row_strides,
+                                                   size_t operand_count, const mxf_value *values,
+                                                   size_t value_count, void *kernarg,
+                                                   size_t kernarg_capacity,
+                                                   mxf_launch_params *params);
 
 /* The kernel's code object (a gfx950 ELF, valid while the context lives)
  * and the symbol to look up in it (the kernel's name, without ".kd"). */
@@ -424,6 +462,11 @@ typedef struct mxf_op_info {
 /* The number of ops, and op `index` (0..count-1). */
 MXF_API mxf_status mxf_op_count(size_t *count);
 MXF_API mxf_status mxf_op_get_info(size_t index, mxf_op_info *info);
+/* Op `op_index`'s by-value value `index` (C API 1.7), as
+ * mxf_kernel_get_value says of a kernel: every spec of the op takes it
+ * (rmsnorm_rotate_quant's `eps`). `*count`: how many it has. */
+MXF_API mxf_status mxf_op_get_value(size_t op_index, size_t index, const char **name,
+                                    const char **meaning, size_t *count);
 
 /* How operand extents of `spec` may follow the launch's rows, for shape
  * propagation with a symbolic m: each extent of mxf_spec_get_operands that

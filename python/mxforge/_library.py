@@ -114,6 +114,10 @@ class OpInfo(_c.Structure):
     ]
 
 
+class Value(_c.Structure):  # C API 1.7: a by-value value by name
+    _fields_ = [("name", _char_p), ("value", _c.c_double)]
+
+
 class RowExtent(_c.Structure):
     _fields_ = [("label", _char_p), ("scale", _c.c_int64), ("offset", _c.c_int64),
                 ("divisor", _c.c_int64), ("multiple", _c.c_int64)]
@@ -196,6 +200,12 @@ _PROTOTYPES = {
                                      _c.POINTER(_c.c_int64), _size, _vp]),
     "mxf_launch_selected": (_status, [_vp, _vp, _c.c_int, _c.POINTER(_vp),
                                       _c.POINTER(_c.c_int64), _size, _c.c_int32, _vp]),
+    # C API 1.7: values by name (an op's eps, and the selection).
+    "mxf_launch_values": (_status, [_vp, _vp, _c.c_int, _c.POINTER(_vp),
+                                    _c.POINTER(_c.c_int64), _size, _c.POINTER(Value), _size,
+                                    _vp]),
+    "mxf_op_get_value": (_status, [_size, _size, _c.POINTER(_char_p), _c.POINTER(_char_p),
+                                   _c.POINTER(_size)]),
     "mxf_malloc": (_status, [_vp, _size, _c.POINTER(_vp)]),
     "mxf_free": (_status, [_vp, _vp]),
     "mxf_memcpy_to_device": (_status, [_vp, _vp, _vp, _size]),

@@ -132,14 +132,35 @@ def _selection_value(spec, selection):
     return value
 
 
-def run(family, spec, arrays, out=None, known_views=None, selection=None, prepared=None):
+def _launch_values(family, spec, selection, values):
+    """The launch's by-value values by name: the selection's (rotate or
+    layer) and the op's own (eps), each a number; the library checks their
+    names and ranges (mxf_launch_values)."""
+    launch = {}
+    selection_value = _selection_value(spec, selection)
+    if selection_value is not None:
+        launch[selection[0]] = selection_value
+    for name, value in (values or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise errors.ArgumentTypeError(
+                f"{name} must be a float, got {type(value).__name__}")
+        launch[name] = float(value)
+    missing = [name for name in family.values if name not in launch]
+    if missing:
+        raise errors.ArgumentTypeError(f"{family.op} needs {', '.join(missing)}= (by value)")
+    return launch
+
+
+def run(family, spec, arrays, out=None, known_views=None, selection=None, prepared=None,
+        values=None):
     """Launches `spec` (a canonical spec of `family`) on `arrays` ({name:
     value} of the inputs given; `known_views` the ArrayViews already made of
-    some). `selection` is selective rotation's ("rotate"|"layer", value).
-    `prepared` (a PreparedOp's) resolves the kernel for a device and m and
-    holds the operands already in emulator memory. Returns ({output name:
-    array}, KernelRun)."""
-    selection_value = _selection_value(spec, selection)
+    some). `selection` is selective rotation's ("rotate"|"layer", value),
+    `values` the op's by-value values ({"eps": 1e-6}). `prepared` (a
+    PreparedOp's) resolves the kernel for a device and m and holds the
+    operands already in emulator memory. Returns ({output name: array or
+    None for an output the spec does not write}, KernelRun)."""
+    launch_values = _launch_values(family, spec, selection, values)
     known_views = known_views or {}
     views = {}
     for name in family.inputs:
@@ -188,11 +209,13 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
             kernel = find_kernel(context, spec, m)
 
     outputs = {}
+    written = [operand.name for operand in operand_list if operand.is_output]
     if out is not None:
-        if not isinstance(out, (tuple, list)) or len(out) != len(family.outputs):
+        if not isinstance(out, (tuple, list)) or len(out) != len(written):
             raise errors.ArgumentTypeError(
-                f"out must be a tuple ({', '.join(family.outputs)}), got {type(out).__name__}")
-        for name, value in zip(family.outputs, out):
+                f"out must be a tuple ({', '.join(written)}), got "
+                f"{type(out).__name__ if not isinstance(out, (tuple, list)) else len(out)}")
+        for name, value in zip(written, out):
             operand = by_name[name]
             view = _arrays.view(value, f"out {name}", operand.element)
             if not view.tensor and not value.flags.writeable:
@@ -208,13 +231,13 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
                 _arrays.allocate(like, operand.shape, operand.element, device),
                 operand.name, operand.element)
     if device == "emu":
-        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value,
+        _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, launch_values,
                        prepared.resident if prepared is not None else {})
     else:
         _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs,
-                       selection_value)
+                       launch_values)
     run_info = KernelRun(ran_spec, name, origin, bucket, device, m)
-    return {name: outputs[name].value for name in family.outputs}, run_info
+    return {name: outputs[name].value for name in written}, run_info
 
 
 def _device_guard(device):
@@ -227,18 +250,21 @@ def _device_guard(device):
     return torch.cuda.device(int(device.partition(":")[2]))
 
 
-def _launch(context, kernel, m, pointers, strides, count, stream, selection_value):
-    """mxf_launch_strided, or mxf_launch_selected for selective rotation."""
+def _launch(context, kernel, m, pointers, strides, count, stream, launch_values):
+    """mxf_launch_strided, or mxf_launch_values with the by-value values by
+    name (selective rotation's, an op's eps)."""
     library = _lib.lib()
-    if selection_value is None:
+    if not launch_values:
         status = library.mxf_launch_strided(context, kernel, m, pointers, strides, count, stream)
     else:
-        status = library.mxf_launch_selected(context, kernel, m, pointers, strides, count,
-                                             selection_value, stream)
+        values = (_lib.Value * len(launch_values))(
+            *(_lib.Value(name.encode(), value) for name, value in launch_values.items()))
+        status = library.mxf_launch_values(context, kernel, m, pointers, strides, count, values,
+                                           len(launch_values), stream)
     _lib.check(status, errors.LaunchError)
 
 
-def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_value,
+def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, launch_values,
                    resident):
     """Copies the inputs into emulator memory (spans with their row gaps, so
     strides go through as they are), launches, copies the outputs back.
@@ -269,7 +295,7 @@ def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, selection_
                     strides[i] = _row_stride(view)
             # Outputs are dense on the emulator; a strided out= is filled row
             # by row below, so its gaps are never written.
-        _launch(context, kernel, m, pointers, strides, len(operand_list), None, selection_value)
+        _launch(context, kernel, m, pointers, strides, len(operand_list), None, launch_values)
         for i, operand in enumerate(operand_list):
             if not operand.is_output:
                 continue
@@ -311,7 +337,7 @@ def _assign(view, dense):
         view.value[...] = dense.view(view.value.dtype)
 
 
-def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs, selection_value):
+def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs, launch_values):
     """Direct device pointers and row strides on torch's current stream of
     the tensor's device; the caller's current device is restored after.
     (Written to the C API's contract; not run here: no AMD GPU on the
@@ -328,4 +354,4 @@ def _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs, se
     with torch.cuda.device(index):
         stream = torch.cuda.current_stream(index).cuda_stream
         _launch(context, kernel, m, pointers, strides, len(operand_list),
-                ctypes.c_void_p(stream), selection_value)
+                ctypes.c_void_p(stream), launch_values)

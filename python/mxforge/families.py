@@ -1,5 +1,6 @@
 """The ops and their Python functions, built from the C library's op
-interfaces (mxf_op_get_info, C API 1.6), never restated here.
+interfaces (mxf_op_get_info, C API 1.6; mxf_op_get_value, 1.7), never
+restated here.
 
 Each op's folder in the C++ tree declares its keys, every operand it may
 take (element, direction, whether only some specs take it, its ranks), the
@@ -7,10 +8,12 @@ input whose first dimension is the launch's row count, the keys an input's
 shape supplies, and its help text. From those this module makes, on first
 use, a Family per op and the function mxforge.<op>:
 
-    <op>(<required inputs>, spec=None, <optional inputs>=None, *, out=None,
-         [rotate=None, layer=None,] **spec_keys)
+    <op>(<required inputs>, spec=None, <optional inputs>=None, *, <values>,
+         out=None, [rotate=None, layer=None,] **spec_keys)
 
-rotate=/layer= exist for ops with the select key. The generic runner
+<values> are the op's by-value values, required keywords (eps for
+rmsnorm_rotate_quant); rotate=/layer= exist for ops with the select key.
+An output some specs do not write (residual_out with add=0) is None. The generic runner
 (_runner.py) takes operand order, shapes and strides from the library, and
 torch_ops.py registers one torch op per Family. A new op in the library is a
 new function here without a change to this file.
@@ -56,6 +59,7 @@ class Family:
     description: str
     result: Callable = None            # (outputs by name, KernelRun) -> what the function returns
     available: bool = True
+    values: Tuple[str, ...] = ()       # by-value values every launch names (eps)
 
     # Views of the slots, derived once per Family (every call reads them).
     @functools.cached_property
@@ -104,7 +108,8 @@ class OpResult(tuple):
     NAMES: Tuple[str, ...] = ()
 
     def __new__(cls, outputs, run):
-        self = super().__new__(cls, tuple(outputs[name] for name in cls.NAMES))
+        # An output the spec does not write (residual_out, add=0): None.
+        self = super().__new__(cls, tuple(outputs.get(name) for name in cls.NAMES))
         self.run = run  # a tuple subclass without __slots__ has a __dict__
         return self
 
@@ -136,6 +141,20 @@ def _text(value):
     return value.decode() if value is not None else None
 
 
+def _read_values(index):
+    count = ctypes.c_size_t()
+    library = _lib.lib()
+    _lib.check(library.mxf_op_get_value(index, 0, None, None, ctypes.byref(count)),
+               errors.InternalError)
+    names = []
+    for value in range(count.value):
+        name = ctypes.c_char_p()
+        _lib.check(library.mxf_op_get_value(index, value, ctypes.byref(name), None, None),
+                   errors.InternalError)
+        names.append(_text(name.value))
+    return tuple(names)
+
+
 def _read_family(index):
     info = _lib.OpInfo()
     _lib.check(_lib.lib().mxf_op_get_info(index, ctypes.byref(info)), errors.InternalError)
@@ -150,7 +169,8 @@ def _read_family(index):
         key_defaults={_text(k.key): (_text(k.operand), k.dimension)
                       for k in (info.shape_keys[i] for i in range(info.shape_key_count))},
         description=_text(info.description),
-        result=_result_for(op, [slot.name for slot in slots if slot.is_output]))
+        result=_result_for(op, [slot.name for slot in slots if slot.is_output]),
+        values=_read_values(index))
 
 
 @functools.lru_cache(maxsize=None)
@@ -219,14 +239,15 @@ def _canonical_for(op, spec, keys, defaults, function):
     return specs.canonical(specs.build_spec(op, spec, dict(keys), dict(defaults), function))
 
 
-def call(op, arrays, spec, out, keys, selection=None):
+def call(op, arrays, spec, out, keys, selection=None, values=None):
     """What every op's function does: spec, run, wrap the result.
     `selection` is selective rotation's launch value ("rotate" or "layer",
-    value) or None."""
+    value) or None; `values` the op's by-value values ({"eps": 1e-6})."""
     family = FAMILIES[op]
     views = {}
     canonical = family_spec(family, arrays, spec, keys, op, views)
-    outputs, run = _runner.run(family, canonical, arrays, out, views, selection)
+    outputs, run = _runner.run(family, canonical, arrays, out, views, selection,
+                               values=values)
     return family.result(outputs, run)
 
 
@@ -277,6 +298,7 @@ def _signature(family):
     parameters = [P(name, P.POSITIONAL_OR_KEYWORD) for name in family.required]
     parameters.append(P("spec", P.POSITIONAL_OR_KEYWORD, default=None))
     parameters += [P(name, P.POSITIONAL_OR_KEYWORD, default=None) for name in family.optional]
+    parameters += [P(name, P.KEYWORD_ONLY) for name in family.values]
     parameters.append(P("out", P.KEYWORD_ONLY, default=None))
     if family.selects:
         parameters += [P(name, P.KEYWORD_ONLY, default=None) for name in SELECTION_KEYWORDS]
@@ -301,7 +323,8 @@ def _make_function(family):
         if out is not None and len(family.outputs) == 1 and not isinstance(out, (tuple, list)):
             out = (out,)
         return call(family.op, operand_arrays(family, arguments), arguments.get("spec"), out,
-                    arguments.get("spec_keys", {}), chosen)
+                    arguments.get("spec_keys", {}), chosen,
+                    {name: arguments[name] for name in family.values})
 
     function.__name__ = function.__qualname__ = family.op
     function.__module__ = "mxforge"

@@ -131,6 +131,7 @@ class PreparedOp:
     def __call__(self, *arguments, out=None, seed=None, rotate=None, layer=None, **operands):
         family = self._family
         per_call, positional = self._per_call, self._positional
+        values = {name: operands.pop(name) for name in family.values if name in operands}
         if len(arguments) > len(positional):
             raise errors.ArgumentTypeError(
                 f"{self.op} (prepared) takes {len(positional)} positional operands "
@@ -161,7 +162,7 @@ class PreparedOp:
             if argument in given:  # checked as the function checks it
                 views[argument] = families.shaped_view(family, argument, given[argument])
         outputs, run = _runner.run(family, self.spec, arrays, out, views, selection,
-                                   prepared=self)
+                                   prepared=self, values=values)
         return family.result(outputs, run)
 
     def close(self):
@@ -203,6 +204,6 @@ def prepare(op, spec=None, device="emu", **arguments):
              if name in family.inputs and value is not None}
     keys = {name: value for name, value in arguments.items() if name not in family.inputs}
     for name in keys:
-        if name in _SELECTION_KEYWORDS or name in ("out", "seed"):
+        if name in _SELECTION_KEYWORDS or name in ("out", "seed") or name in family.values:
             raise errors.ArgumentTypeError(f"prepare(): {name}= belongs to each call")
     return PreparedOp(op, spec, device, fixed, keys)

@@ -211,11 +211,19 @@ def _check_optional_inputs(canonical, given):
         _runner._check_layout(_arrays.view(value, name, operand.element), operand, canonical)
 
 
+def _written(canonical):
+    """The outputs `canonical` writes (residual_out only with add=1)."""
+    return tuple(operand.name for operand in specs.operands(canonical, 1) if operand.is_output)
+
+
 def _new_outputs(family, canonical, like, rows):
-    shapes = _shapes_at(canonical, family.outputs, rows)
+    """Every output of the schema; one the spec does not write is an empty
+    [0] tensor (a schema's results are Tensors, never None)."""
+    written = _written(canonical)
+    shapes = dict(zip(written, _shapes_at(canonical, written, rows)))
     elements = family.elements
-    return tuple(like.new_empty(shape, dtype=_TORCH_DTYPES[elements[name]])
-                 for name, shape in zip(family.outputs, shapes))
+    return tuple(like.new_empty(shapes.get(name, (0,)), dtype=_TORCH_DTYPES[elements[name]])
+                 for name in family.outputs)
 
 
 def _traced_int(value):
@@ -284,10 +292,11 @@ def _fake_spec_rows(family, arguments):
     return _new_outputs(family, canonical, arguments[rows_input], rows)
 
 
-# The schema: the function's arguments with the spec a string, the inputs
-# some specs take optional tensors, selective rotation's values optional ints.
+# The schema: the function's arguments with the spec a string, the op's
+# values floats, the inputs some specs take optional tensors, selective
+# rotation's values optional ints.
 def _argument_names(family):
-    names = list(family.required) + ["spec"] + list(family.optional)
+    names = list(family.required) + ["spec"] + list(family.values) + list(family.optional)
     if family.selects:
         names += list(families.SELECTION_KEYWORDS)
     return names
@@ -296,6 +305,7 @@ def _argument_names(family):
 def schema(family):
     """torch's schema of torch.ops.mxforge.<op>, from the op's interface."""
     arguments = [f"Tensor {name}" for name in family.required] + ["str spec"]
+    arguments += [f"float {name}" for name in family.values]
     arguments += [f"Tensor? {name}=None" for name in family.optional]
     if family.selects:
         arguments += [f"int? {name}=None" for name in families.SELECTION_KEYWORDS]
@@ -319,7 +329,13 @@ def _implementation(family):
         arguments = _named(family, args, kwargs)
         arguments["spec"] = arguments["spec"] or None
         result = function(**arguments)
-        return tuple(result) if len(family.outputs) > 1 else result
+        if len(family.outputs) == 1:
+            return result
+        like = arguments[family.rows_from or family.inputs[0]]
+        # An output the spec does not write: an empty [0] tensor, as the fake.
+        return tuple(value if value is not None else
+                     like.new_empty((0,), dtype=_TORCH_DTYPES[family.elements[name]])
+                     for name, value in zip(family.outputs, result))
     return implementation
 
 

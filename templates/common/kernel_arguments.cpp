@@ -34,8 +34,9 @@ llvm::SmallVector<mlir::Type> kernelArgumentTypes(mlir::MLIRContext *context,
   llvm::SmallVector<mlir::Type> types;
   for (const KernelOperand &operand : kernelOperands(spec))
     types.push_back(mlir::MemRefType::get(operand.shape, elementType(context, operand.element)));
-  for (size_t i = 0, n = kernelScalarArgs(spec).size(); i < n; ++i)
-    types.push_back(mlir::IntegerType::get(context, 32));
+  for (const ScalarArg &arg : kernelScalarArgs(spec))
+    types.push_back(arg.isF32 ? mlir::Type(mlir::Float32Type::get(context))
+                              : mlir::Type(mlir::IntegerType::get(context, 32)));
   return types;
 }
 

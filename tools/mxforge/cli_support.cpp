@@ -2,6 +2,9 @@
 
 #include "tools/mxforge/cli_support.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -44,6 +47,25 @@ Result<int> parseIntFlag(llvm::StringRef flag, llvm::StringRef value) {
                                   "' is out of range (at most 2147483647)");
     return Result<int>::failure("--" + flag.str() + " '" + value.str() +
                                 "' is not a decimal integer");
+  }
+  return parsed;
+}
+
+Result<LaunchValues> parseValueFlags(const std::vector<std::string> &values) {
+  LaunchValues parsed;
+  for (const std::string &text : values) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0)
+      return Result<LaunchValues>::failure("--value '" + text + "' is not NAME=VALUE (eps=1e-6)");
+    const std::string name = text.substr(0, equals), number = text.substr(equals + 1);
+    char *end = nullptr;
+    errno = 0;
+    const double value = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || errno == ERANGE)
+      return Result<LaunchValues>::failure("--value " + name + ": '" + number +
+                                           "' is not a decimal number");
+    if (!parsed.emplace(name, value).second)
+      return Result<LaunchValues>::failure("--value " + name + " is given twice");
   }
   return parsed;
 }

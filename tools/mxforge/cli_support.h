@@ -8,6 +8,7 @@
 #ifndef MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
 #define MXFORGE_TOOLS_MXFORGE_CLI_SUPPORT_H
 
+#include "abi/operands.h"
 #include "support/status.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -46,6 +47,11 @@ struct NamedFile {
 /// NAME=FILE values of a repeatable flag; names are lowercase and unique.
 Result<std::vector<NamedFile>> parseNamedFiles(llvm::StringRef flag,
                                                const std::vector<std::string> &values);
+
+/// NAME=VALUE values of --value (an op's by-value values, eps=1e-5): names
+/// unique, values decimal numbers; which names the op takes is the
+/// launch's check (checkLaunchValues).
+Result<LaunchValues> parseValueFlags(const std::vector<std::string> &values);
 
 } // namespace mxf::cli
 

@@ -120,6 +120,7 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
   runtime::SpecLaunchOptions options;
   options.poison = kPoison;
   options.selection = reference.selection; // selective rotation: the path the reference took
+  options.values = reference.values;       // the op's by-value values (eps)
   auto start = std::chrono::steady_clock::now();
   Result<runtime::SpecLaunch> launched =
       runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, kernel.code.launch, spec,

@@ -90,6 +90,8 @@ void printSeedLine(llvm::raw_ostream &out, uint64_t seed, const arrays::Referenc
     out << "seed: " << seed << " (" << llvm::join(uses, "; ") << ")\n";
   if (std::string chosen = arrays::describeSelection(spec, run); !chosen.empty())
     out << "selection: " << chosen << " (drawn from the seed)\n";
+  if (std::string used = arrays::describeValues(run); !used.empty())
+    out << "values: " << used << "\n";
 }
 
 } // namespace

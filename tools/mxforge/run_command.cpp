@@ -66,6 +66,10 @@ cl::opt<std::string> layerFlag("layer", cl::sub(runCommand), cl::value_desc("N")
                                cl::desc("select=mask: the launch's layer, an index into "
                                         "layer_mask (default: drawn from the seed)"),
                                cl::cat(mxforgeCategory()));
+cl::list<std::string> valueFlag("value", cl::sub(runCommand), cl::value_desc("NAME=V"),
+                                cl::desc("An op's by-value value, e.g. eps=1e-5 for "
+                                         "rmsnorm_rotate_quant (default: the op's example)"),
+                                cl::cat(mxforgeCategory()));
 cl::opt<bool> checkFlag("check", cl::sub(runCommand),
                         cl::desc("Compare every output byte with the reference"),
                         cl::cat(mxforgeCategory()));
@@ -129,6 +133,9 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
                                                         "rotates)")));
     selection = parsed.value();
   }
+  Result<LaunchValues> values = parseValueFlags({valueFlag.begin(), valueFlag.end()});
+  if (!values.ok())
+    return reportError(err, values.error(), kExitUsage);
   // The bucket, or N for quant_weight (which always runs its N rows; a
   // --M other than N is refused by the launch, naming the rule).
   int m = int(maxLaunchRows(spec.value()));
@@ -167,7 +174,7 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   }
   // The reference run also validates the given inputs and generates the rest.
   Result<arrays::ReferenceRun> reference =
-      arrays::runReference(spec.value(), m, given, seed, selection);
+      arrays::runReference(spec.value(), m, given, seed, selection, values.value());
   if (!reference.ok())
     return reportError(err, reference.error());
   if (!reference.value().generated.empty())
@@ -176,6 +183,8 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (std::string chosen = arrays::describeSelection(spec.value(), reference.value());
       !chosen.empty())
     report << "selection: " << chosen << (selection ? "" : " (drawn from the seed)") << "\n";
+  if (std::string used = arrays::describeValues(reference.value()); !used.empty())
+    report << "values: " << used << "\n";
 
   Result<CompiledKernel> kernel = obtainKernel(spec.value(), hsacoPath, kernelName);
   if (!kernel.ok())

@@ -494,6 +494,28 @@ TEST(CApiRun, SelectiveRotationLaunchesAndRefusals) {
             MXF_SUCCESS)
       << testing::lastError();
   EXPECT_EQ(poisonAndRead(true), rotated);
+  // The values form (C API 1.7) takes the selection by its name.
+  for (int32_t layer : {0, 3}) {
+    const mxf_value values[] = {{"layer", double(layer)}};
+    poisonAndRead(false);
+    ASSERT_EQ(mxf_launch_values(context.get(), kernel, m, buffers, nullptr, 4, values, 1, nullptr),
+              MXF_SUCCESS)
+        << testing::lastError();
+    EXPECT_EQ(poisonAndRead(true), mask[layer] ? rotated : unrotated) << "layer " << layer;
+  }
+  {
+    const mxf_value values[] = {{"layer", 0}};
+    ASSERT_EQ(mxf_kernel_launch_params_values(kernel, m, buffers, nullptr, 4, values, 1,
+                                              kernarg.data(), kernarg.size(), &params),
+              MXF_SUCCESS)
+        << testing::lastError();
+    poisonAndRead(false);
+    ASSERT_EQ(mxf_launch_packed(context.get(), kernel, &params, kernarg.data(),
+                                params.kernarg_bytes, nullptr),
+              MXF_SUCCESS)
+        << testing::lastError();
+    EXPECT_EQ(poisonAndRead(true), mask[0] ? rotated : unrotated);
+  }
 
   // Refusals, each before anything runs (the outputs keep their poison).
   const std::vector<uint8_t> poisoned = poisonAndRead(false);
@@ -510,6 +532,19 @@ TEST(CApiRun, SelectiveRotationLaunchesAndRefusals) {
           {"mxf_launch_selected", "layer=4 is outside 0..3"});
   refused(mxf_launch_selected(context.get(), kernel, m, buffers, nullptr, 4, -1, nullptr),
           {"layer=-1"});
+  {
+    const mxf_value half[] = {{"layer", 1.5}};
+    refused(mxf_launch_values(context.get(), kernel, m, buffers, nullptr, 4, half, 1, nullptr),
+            {"mxf_launch_values", "layer=1.5", "not an i32 integer"});
+    refused(mxf_launch_values(context.get(), kernel, m, buffers, nullptr, 4, nullptr, 0, nullptr),
+            {"mxf_launch_values", "select=mask needs the by-value 'layer'"});
+    const mxf_value foreign[] = {{"layer", 1}, {"eps", 1e-6}};
+    refused(mxf_launch_values(context.get(), kernel, m, buffers, nullptr, 4, foreign, 2, nullptr),
+            {"mxf_launch_values", "'eps' is not a value of rotate_quant (it takes none)"});
+    const mxf_value twice[] = {{"layer", 1}, {"layer", 2}};
+    refused(mxf_launch_values(context.get(), kernel, m, buffers, nullptr, 4, twice, 2, nullptr),
+            {"mxf_launch_values", "'layer' is given twice"});
+  }
   refused(mxf_kernel_launch_params(kernel, m, buffers, nullptr, 4, kernarg.data(),
                                    kernarg.size(), &params),
           {"mxf_kernel_launch_params", "'layer'", "mxf_kernel_launch_params_selected"});
