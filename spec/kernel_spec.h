@@ -90,6 +90,9 @@ struct KernelSpec {
   RotationSelect select = RotationSelect::Off;
   /// select=mask: the length of layer_mask (the model's layer count).
   int layers = 0;
+  /// rmsnorm_rotate_quant: 1 when the kernel adds the residual to x (and
+  /// writes the sum to residual_out), 0 when it normalizes x alone.
+  int add = 0;
   ElemFormat fmt = ElemFormat::E2M1;
   ScaleRule scale = ScaleRule::Even;
   Rounding round = Rounding::Rne;

@@ -284,6 +284,7 @@ const KeyDeclaration kKeys[kNumSpecKeys] = {
     // select's part of the name carries the mask's length.
     namedAs(appliesWhen(numberKey<SK::Layers, &S::layers>("layers"), layersApplies, whyNoLayers),
             NamePart::Custom, [](std::string &, const KernelSpec &) {}),
+    numberKey<SK::Add, &S::add>("add"),
 };
 
 } // namespace

@@ -41,8 +41,9 @@ enum class SpecKey : uint8_t {
   Rconv,
   Select,
   Layers,
+  Add,
 };
-constexpr size_t kNumSpecKeys = 20;
+constexpr size_t kNumSpecKeys = 21;
 
 /// A read-only view of a constant key table.
 struct KeyList {
