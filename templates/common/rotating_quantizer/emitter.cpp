@@ -50,8 +50,8 @@ constexpr int kTileRows = 16;
 /// rotate_quant's and quant_weight's body.
 class DenseBody : private IrBuilder {
 public:
-  explicit DenseBody(const QuantizerKernel &kernel)
-      : IrBuilder(kernel.b), spec(kernel.spec), tiling(kernel.tiling), family(kernel.family),
+  DenseBody(const QuantizerKernel &kernel, DenseFrontEnd frontEnd)
+      : IrBuilder(kernel.b), kernel(kernel), frontEnd(frontEnd), spec(kernel.spec), tiling(kernel.tiling), family(kernel.family),
         args(kernel.args), converter(kernel.b, kernel.spec),
         rotation(kernel.b, kernel.spec, kernel.tiling, kernel.args.get("r"),
                  kernel.rotationLds),
@@ -96,7 +96,14 @@ public:
     target.rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
     // Rows past M still run (their results are never stored), reading the
     // last valid row so that every load stays inside x.
-    rotation.setLoadRow(arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1))));
+    Value loadRow = arith::MinUIOp::create(b, row, arith::SubIOp::create(b, mIndex, idx(1)));
+    rotation.setLoadRow(loadRow);
+    if (frontEnd)
+      frontEnd(kernel,
+               {tid, token, row, loadRow, mIndex,
+                mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
+                      tiling.wavesPerWorkgroup)},
+               rotation);
     Value s = args.get("s");
     if (spec.layout == ScaleLayout::A6W6Tiles) {
       // The row tile (a workgroup id) is the group: the tiles' row offsets
@@ -179,6 +186,8 @@ private:
     return cmp(arith::CmpIPredicate::uge, mulBy(rowTile, kTileRows), mIndex);
   }
 
+  const QuantizerKernel &kernel;
+  DenseFrontEnd frontEnd;
   const KernelSpec &spec;
   const KernelTiling &tiling;
   const QuantizerFamily &family;
@@ -190,9 +199,13 @@ private:
   Value q, rowTile, mIndex;
 };
 
-void emitDenseBody(const QuantizerKernel &kernel) { DenseBody(kernel).emit(); }
+void emitPlainDenseBody(const QuantizerKernel &kernel) { DenseBody(kernel, nullptr).emit(); }
 
 } // namespace
+
+void emitDenseBody(const QuantizerKernel &kernel, DenseFrontEnd frontEnd) {
+  DenseBody(kernel, frontEnd).emit();
+}
 
 Status buildRotatingQuantizerKernel(mlir::gpu::GPUModuleOp module, const KernelSpec &spec,
                                     llvm::StringRef kernelName, const QuantizerFamily &family,
@@ -237,7 +250,7 @@ Status buildRotatingQuantizerKernel(mlir::gpu::GPUModuleOp module, const KernelS
       args,
       tiling.ldsBytes > 0 ? Value(func.getWorkgroupAttributions().front()) : Value(),
       frontBytes > 0 ? Value(func.getWorkgroupAttributions().back()) : Value()};
-  (body ? body : emitDenseBody)(kernel);
+  (body ? body : emitPlainDenseBody)(kernel);
   mlir::gpu::ReturnOp::create(b);
   return Status::success();
 }

@@ -50,6 +50,30 @@ struct QuantizerKernel {
 /// quant_weight.
 using QuantizerBody = void (*)(const QuantizerKernel &kernel);
 
+class RotationStage;
+
+/// The lane's place in the dense body, for a front end.
+struct DenseRows {
+  mlir::Value tid;       // the thread in the workgroup
+  mlir::Value token;     // l % 16: the lane's row in its 16-row tile
+  mlir::Value row;       // the lane's row (may lie past m)
+  mlir::Value loadRow;   // the row it loads: min(row, m - 1)
+  mlir::Value rows;      // m, the launch's rows (index)
+  mlir::Value firstUnit; // the workgroup's first unit: its units are
+                         // firstUnit .. firstUnit + waves - 1
+};
+
+/// What a family runs in front of the dense body's units
+/// (rmsnorm_rotate_quant's residual add and norm): every wave of every
+/// workgroup runs it (barriers are legal) after the lane's set-up, before
+/// any unit, and it may give the stage its row source.
+using DenseFrontEnd = void (*)(const QuantizerKernel &kernel, const DenseRows &rows,
+                               RotationStage &rotation);
+
+/// The dense body (rotate_quant's and quant_weight's: one workgroup per
+/// 16-row tile and `waves` units of a row) with `frontEnd` in front.
+void emitDenseBody(const QuantizerKernel &kernel, DenseFrontEnd frontEnd);
+
 /// Appends `gpu.func @<kernelName>(<kernelOperands(spec)>, <scalars>) kernel`
 /// to `module`: arguments are memrefs with the spec's static shapes (M =
 /// the bucket) and the by-value arguments of abi/operands.h, with `body`

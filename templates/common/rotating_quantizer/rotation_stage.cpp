@@ -45,8 +45,10 @@ void RotationStage::emitUnit(Value unit) {
     emitRotatedUnit(unit);
 }
 
-Value RotationStage::loadX8(Value channel) {
-  auto type = mlir::VectorType::get({8}, b.getBF16Type());
+Value RotationStage::loadChannels(Value channel, int64_t count) {
+  if (rowSource)
+    return rowSource(channel, count);
+  auto type = mlir::VectorType::get({count}, b.getBF16Type());
   return vector::LoadOp::create(b, type, x, mlir::ValueRange{loadRow, channel});
 }
 
@@ -432,13 +434,11 @@ void RotationStage::emitPlainUnit(Value unit) {
 }
 
 std::array<Value, 2> RotationStage::loadPlainBlock(Value scaleBlock) {
-  auto v4bf16 = mlir::VectorType::get({4}, b.getBF16Type());
   auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
   Value base = add(mulBy(scaleBlock, 32), mulBy(group, 4));
   std::array<Value, 2> tiles;
   for (int tile = 0; tile < 2; ++tile) {
-    Value raw = vector::LoadOp::create(b, v4bf16, x,
-                                       mlir::ValueRange{loadRow, add(base, idx(tile * 16))});
+    Value raw = loadChannels(add(base, idx(tile * 16)), 4);
     tiles[tile] = arith::ExtFOp::create(b, v4f32, raw);
   }
   return tiles;

@@ -41,6 +41,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <array>
+#include <functional>
 #include <optional>
 
 namespace mxf {
@@ -93,6 +94,15 @@ public:
   /// inside x). A family may change the row between units (MoE stage 2).
   void readFrom(Value rows) { x = rows; }
   void setLoadRow(Value row) { loadRow = row; }
+
+  /// Where the lane's bf16 values come from: `count` consecutive channels of
+  /// the load row from `channel` on, as vector<count x bf16>. Unset: loaded
+  /// from the rows readFrom names. A family whose input is computed from
+  /// several arrays (rmsnorm_rotate_quant's normalized row) sets its own;
+  /// every rotation kind and the quant-only units read through it.
+  using RowSource = std::function<Value(Value channel, int64_t count)>;
+  void setRowSource(RowSource source) { rowSource = std::move(source); }
+  Value loadRowOfX() const { return loadRow; }
 
   Value laneId() const { return lane; }
   Value waveId() const { return wave; }
@@ -156,7 +166,9 @@ private:
 
   // --- operands ------------------------------------------------------------
   /// 8 consecutive bf16 of x's row `loadRow` starting at `channel`.
-  Value loadX8(Value channel);
+  Value loadX8(Value channel) { return loadChannels(channel, 8); }
+  /// `count` consecutive bf16 of the load row: the row source's, or x's.
+  Value loadChannels(Value channel, int64_t count);
 
   /// rconv=xrt: r holds R[out][in]. A lane's A operand, 8 input channels of
   /// one output channel, is then 8 consecutive elements of a row of r: one
@@ -264,6 +276,7 @@ private:
   std::optional<HadamardOperands> hadamard; // once the lane is known
   Value lane, wave, group;
   Value x, loadRow;
+  RowSource rowSource;
 };
 
 } // namespace mxf
