@@ -121,7 +121,7 @@ def test_mixed_devices(rng):
 
 def test_every_family_has_its_kernel():
     assert mxforge.available_ops() == ["rotate_quant", "rotate_quant_moe", "rotate_quant_gemm",
-                                       "quant_weight"]
+                                       "quant_weight", "rmsnorm_rotate_quant"]
 
 
 def test_reference_bad_input(rng):

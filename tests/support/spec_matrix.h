@@ -832,6 +832,48 @@ inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
   return specs;
 }
 
+
+/// rmsnorm_rotate_quant (issue 33): the norm in front of rotate_quant's
+/// stages, so the matrix is rotate_quant's sampled with a stride (every
+/// rotation, rule, layout, format and rounding group is met: the stride is
+/// prime to the groups' sizes), add=1 on two specs of three, and K
+/// held to 8192 where it was larger (the norm's partial sums take 16 rows
+/// of K/32 f32 of LDS beside a staged R, at most 64 KiB); then what the
+/// sample may miss: selective rotation, AITER's A6W6 tiles, the model
+/// widths of the presets.
+inline std::vector<KernelSpec> rmsnormRotateQuantSpecMatrix() {
+  std::vector<KernelSpec> specs;
+  const std::vector<KernelSpec> dense = rotateQuantSpecMatrix();
+  constexpr size_t kStride = 7;
+  for (size_t i = 0; i < dense.size(); i += kStride) {
+    KernelSpec spec = dense[i];
+    spec.op = KernelOp::RmsnormRotateQuant;
+    spec.K = std::min(spec.K, 8192);
+    spec.add = specs.size() % 3 == 0 ? 0 : 1;
+    assert(validateSpec(spec).ok());
+    specs.push_back(spec);
+  }
+  auto add = [&](const char *text) {
+    Result<KernelSpec> spec = parseSpec(text);
+    assert(spec.ok());
+    specs.push_back(spec.value());
+  };
+  add("rmsnorm_rotate_quant:K=4096,RS=64,rot=hadamard,select=flag,add=1,M=16");
+  add("rmsnorm_rotate_quant:K=2048,RS=128,rot=learned,select=mask,layers=4,add=1,M=8,"
+      "layout=a4w4_shuffle");
+  add("rmsnorm_rotate_quant:K=1024,RS=256,rot=learned_per_block,select=flag,add=0,M=4,"
+      "fmt=fp6_e2m3,round=sr");
+  add("rmsnorm_rotate_quant:K=4096,RS=64,rot=hadamard,add=1,M=16,fmt=fp6_e2m3,"
+      "layout=mxfp6_c0c1_256_padk2,scale=rceil");
+  add("rmsnorm_rotate_quant:K=2048,RS=128,rot=learned_per_block,select=flag,add=1,M=32,"
+      "fmt=fp6_e2m3,layout=mxfp6_c0c1_256_padk2");
+  add("rmsnorm_rotate_quant:K=7168,RS=64,rot=hadamard,add=1,M=4,scale=rceil,"
+      "layout=a4w4_shuffle");
+  add("rmsnorm_rotate_quant:K=5120,RS=64,rot=hadamard,add=1,M=64,scale=even");
+  add("rmsnorm_rotate_quant:K=16384,RS=0,add=1,M=1");
+  return specs;
+}
+
 } // namespace mxf::testing
 
 #endif // MXFORGE_TESTS_SUPPORT_SPEC_MATRIX_H

@@ -78,6 +78,32 @@ TEST(CApiIntrospection, SpecKeyNamesAreExactlyWhatTheParserAccepts) {
   EXPECT_EQ(mxf_spec_key_names(nullptr, &count), MXF_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(CApiIntrospection, EachOpsValuesAreListedByName) {
+  size_t count = 0;
+  ASSERT_EQ(mxf_op_count(&count), MXF_SUCCESS);
+  std::map<std::string, std::vector<std::string>> values;
+  for (size_t i = 0; i < count; ++i) {
+    mxf_op_info info{};
+    ASSERT_EQ(mxf_op_get_info(i, &info), MXF_SUCCESS) << lastError();
+    size_t valueCount = 99;
+    ASSERT_EQ(mxf_op_get_value(i, 0, nullptr, nullptr, &valueCount), MXF_SUCCESS);
+    for (size_t v = 0; v < valueCount; ++v) {
+      const char *name = nullptr, *meaning = nullptr;
+      ASSERT_EQ(mxf_op_get_value(i, v, &name, &meaning, nullptr), MXF_SUCCESS) << lastError();
+      EXPECT_GT(std::strlen(meaning), 10u) << name;
+      values[info.name].push_back(name);
+    }
+    // Past the last: an error naming the count.
+    const char *name = nullptr;
+    EXPECT_EQ(mxf_op_get_value(i, valueCount, &name, nullptr, nullptr),
+              MXF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(lastError().find(">= value count " + std::to_string(valueCount)), std::string::npos);
+  }
+  EXPECT_EQ(values["rmsnorm_rotate_quant"], std::vector<std::string>{"eps"});
+  EXPECT_TRUE(values["rotate_quant"].empty());
+  EXPECT_EQ(mxf_op_get_value(count, 0, nullptr, nullptr, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(CApiIntrospection, EachOpsInterfaceNamesItsKeysOperandsRowsAndShapeKeys) {
   size_t count = 0;
   ASSERT_EQ(mxf_op_count(&count), MXF_SUCCESS);
