@@ -173,15 +173,6 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
   return args;
 }
 
-namespace {
-/// A value as a message shows it: enough digits to tell f32s apart.
-std::string formatValue(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
-} // namespace
-
 std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec) {
   const OpAbi *abi = opAbi(spec.op);
   if (!abi)
@@ -210,10 +201,16 @@ Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values) {
       return Status::failure(std::string(kernelOpName(spec.op)) + " needs the by-value '" +
                              arg.name + "' at launch (" + arg.meaning + ")");
     if (Status accepted = arg.check(given->second); !accepted.ok())
-      return Status::failure(std::string(arg.name) + "=" + formatValue(given->second) + ": " +
+      return Status::failure(std::string(arg.name) + "=" + formatLaunchValue(given->second) + ": " +
                              accepted.message());
   }
   return Status::success();
+}
+
+std::string formatLaunchValue(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
 }
 
 uint32_t launchValueBits(double value) {

@@ -106,6 +106,8 @@ std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec);
 Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values);
 /// The f32 bit pattern a launch passes for `value` (rounded to nearest).
 uint32_t launchValueBits(double value);
+/// `value` as messages and listings show it: enough digits to tell f32s apart.
+std::string formatLaunchValue(double value);
 
 /// Selective rotation's by-value argument: "rotate" (select=flag), "layer"
 /// (select=mask), nullptr (select=off).

@@ -7,8 +7,6 @@
 #include "abi/operands.h"
 #include "arrays/op_reference.h"
 
-#include <cstdio>
-
 namespace mxf::arrays {
 namespace {
 
@@ -145,12 +143,10 @@ std::string describeSelection(const KernelSpec &spec, const ReferenceRun &run) {
 std::string describeValues(const ReferenceRun &run) {
   std::string text;
   for (const auto &[name, value] : run.values) {
-    char number[32];
-    std::snprintf(number, sizeof number, "%.9g", value);
     bool example = false;
     for (const std::string &taken : run.exampleValues)
       example |= taken == name;
-    text += (text.empty() ? "" : ", ") + name + "=" + number +
+    text += (text.empty() ? "" : ", ") + name + "=" + formatLaunchValue(value) +
             (example ? " (the op's example value)" : "");
   }
   return text;

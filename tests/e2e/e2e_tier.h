@@ -23,6 +23,8 @@
 #ifndef MXFORGE_TESTS_E2E_E2E_TIER_H
 #define MXFORGE_TESTS_E2E_E2E_TIER_H
 
+#include "emulator/emulator.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +61,18 @@ inline void reportLeftOut(const std::string &what) {
               "MXFORGE_E2E_TIER=full runs it\n",
               what.c_str(), tierName());
 }
+
+/// The workgroup orders a case runs its launch in, each with its own poison
+/// (none is 0x7F, the a4w4 padding byte), so that bytes left alone in one
+/// order cannot match another's by accident.
+struct CaseOrder {
+  emu::WorkgroupOrder order;
+  const char *name; // as workgroupOrderRuns takes it
+  uint8_t poison;
+};
+inline constexpr CaseOrder kCaseOrders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
+                                            {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
+                                            {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
 
 /// Whether a case with forward, reverse and shuffled workgroup orders runs
 /// `order` ("forward", "reverse" or "shuffled"): forward always, then one of

@@ -54,16 +54,8 @@ TEST_P(QuantWeightMatrix, MatchesReferenceInEveryWorkgroupOrder) {
   ASSERT_TRUE(expected.ok()) << expected.error();
   const size_t rowBytes = packedBytes(spec.fmt, size_t(spec.K));
 
-  struct Order {
-    emu::WorkgroupOrder order;
-    const char *name;
-    uint8_t poison;
-  };
-  const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
-                          {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
-                          {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
   std::vector<uint8_t> firstQ, firstS;
-  for (const Order &order : orders) {
+  for (const CaseOrder &order : kCaseOrders) {
     if (!workgroupOrderRuns(seed, order.name))
       continue;
     Result<WeightRun> run = launchWeights(code.value(), spec, inputs, order.order, seed, order.poison);

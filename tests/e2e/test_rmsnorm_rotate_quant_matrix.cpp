@@ -66,15 +66,7 @@ TEST_P(RmsnormRotateQuantMatrix, MatchesReferenceInTwoWorkgroupOrders) {
                 !in.selection.selection ? ""
                 : expected.value().rotates ? ", this launch rotates"
                                            : ", this launch quantizes without rotating");
-    struct Order {
-      emu::WorkgroupOrder order;
-      const char *name;
-      uint8_t poison;
-    };
-    const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
-                            {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
-                            {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
-    for (const Order &order : orders) {
+    for (const CaseOrder &order : kCaseOrders) {
       if (!workgroupOrderRuns(seed + run, order.name))
         continue;
       Result<runtime::SpecLaunch> launched =

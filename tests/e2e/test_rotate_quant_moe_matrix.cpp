@@ -79,15 +79,7 @@ TEST_P(RotateQuantMoeMatrix, MatchesReferenceInEveryWorkgroupOrder) {
                     ? ", this launch rotates"
                     : ", this launch quantizes without rotating");
 
-    struct Order {
-      emu::WorkgroupOrder order;
-      const char *name;
-      uint8_t poison;
-    };
-    const Order orders[] = {{emu::WorkgroupOrder::Forward, "forward", 0xA5},
-                            {emu::WorkgroupOrder::Reverse, "reverse", 0x5A},
-                            {emu::WorkgroupOrder::Shuffled, "shuffled", 0xC3}};
-    for (const Order &order : orders) {
+    for (const CaseOrder &order : kCaseOrders) {
       if (!workgroupOrderRuns(seed, order.name))
         continue;
       Result<MoeRun> run = launchMoe(code.value(), spec, inputs, order.order, seed, order.poison);
