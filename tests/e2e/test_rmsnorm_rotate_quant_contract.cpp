@@ -11,6 +11,7 @@
 #include "tests/e2e/e2e_runner.h"
 #include "tests/e2e/rmsnorm_case.h"
 #include "tests/unit/test_seed.h"
+#include "tests/support/parsed_spec.h"
 
 #include "abi/operands.h"
 #include "compiler/compiler.h"
@@ -24,11 +25,7 @@
 namespace mxf::e2e {
 namespace {
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.error();
-  return spec.ok() ? spec.value() : KernelSpec{};
-}
+using testing::parsed;
 
 struct Compiled {
   KernelSpec spec;

@@ -13,6 +13,7 @@
 #include "abi/operands.h"
 #include "spec/key_table.h"
 #include "tests/support/spec_matrix.h"
+#include "tests/support/parsed_spec.h"
 
 #include <gtest/gtest.h>
 
@@ -22,11 +23,7 @@
 namespace mxf {
 namespace {
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.error();
-  return spec.value();
-}
+using testing::parsed;
 
 std::string keyValue(const KernelSpec &spec, spec_detail::SpecKey key) {
   std::string text;

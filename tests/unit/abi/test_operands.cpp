@@ -1,6 +1,7 @@
 //===- test_operands.cpp - The operand table of abi/ ----------------------===//
 
 #include "abi/operands.h"
+#include "tests/support/parsed_spec.h"
 
 #include <gtest/gtest.h>
 
@@ -9,11 +10,7 @@
 namespace mxf {
 namespace {
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << spec.error();
-  return spec.value();
-}
+using testing::parsed;
 
 const KernelOperand &named(const std::vector<KernelOperand> &ops, const char *name) {
   for (const KernelOperand &op : ops)

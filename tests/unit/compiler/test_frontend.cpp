@@ -15,6 +15,7 @@
 #include "templates/registry.h"
 #include "tests/unit/compiler/test_kernels.h"
 #include "tests/unit/compiler/test_support.h"
+#include "tests/support/parsed_spec.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -30,11 +31,7 @@ namespace {
 using test::listDirectory;
 using test::ScratchDir;
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << spec.error();
-  return spec.value();
-}
+using testing::parsed;
 
 KernelSpec denseSpec() { return parsed("rotate_quant:K=4096,RS=64,rot=hadamard,M=1"); }
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "abi/operands.h"
+#include "tests/support/parsed_spec.h"
 #include "dialects/mxf/mxf_api.h"
 #include "dialects/mxf/mxf_dialect.h"
 
@@ -266,11 +267,7 @@ std::vector<std::string> describe(const std::vector<KernelOperand> &operands) {
   return out;
 }
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.error();
-  return spec.ok() ? spec.value() : KernelSpec();
-}
+using testing::parsed;
 
 TEST(MxfDialectTest, OperandShapes) {
   using V = std::vector<std::string>;

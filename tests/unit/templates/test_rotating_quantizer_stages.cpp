@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "templates/common/kernel_arguments.h"
+#include "tests/support/parsed_spec.h"
 #include "templates/common/rotating_quantizer/block_converter.h"
 #include "templates/common/rotating_quantizer/global_store.h"
 #include "templates/common/rotating_quantizer/rotation_stage.h"
@@ -45,11 +46,7 @@
 namespace mxf {
 namespace {
 
-KernelSpec parsed(const char *text) {
-  Result<KernelSpec> spec = parseSpec(text);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.error();
-  return spec.value();
-}
+using testing::parsed;
 
 /// A bare kernel of `spec`'s arguments (and R's LDS when the tiling stages
 /// R), the builder at its start.
