@@ -3,29 +3,18 @@
 #include "tests/e2e/rmsnorm_case.h"
 
 #include "tests/e2e/e2e_runner.h"
+#include "tests/e2e/reference_case.h"
 
 #include "abi/operands.h"
 #include "numerics/formats.h"
 #include "runtime/emu_device.h"
 
-#include <fmt/format.h>
 
 #include <cstring>
 #include <iterator>
-#include <variant>
 
 namespace mxf::e2e {
 namespace {
-
-std::vector<uint8_t> rawBytes(const arrays::NpyArray &array) {
-  return std::visit(
-      [](const auto &values) {
-        std::vector<uint8_t> bytes(values.size() * sizeof(values[0]));
-        std::memcpy(bytes.data(), values.data(), bytes.size());
-        return bytes;
-      },
-      array.values);
-}
 
 template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
@@ -116,59 +105,20 @@ Result<runtime::SpecLaunch> launchNorm(const CodeObject &code, const KernelSpec 
                                        const arrays::ReferenceRun &expected,
                                        emu::WorkgroupOrder order, uint64_t orderSeed,
                                        uint8_t poison, const LaunchValues *launchValues) {
-  runtime::EmuDeviceOptions options = caseDeviceOptions();
-  options.workgroupOrder = order;
-  options.workgroupOrderSeed = orderSeed;
-  Result<std::unique_ptr<runtime::Device>> device = runtime::openEmuDevice(options);
-  if (!device.ok())
-    return device.status();
-  runtime::HostArrays given;
-  for (const auto &[name, array] : expected.inputs)
-    given[name] = rawBytes(array);
+  // x and the residual at their row strides, the gaps holding NaNs.
   const size_t k = size_t(spec.K);
-  given["x"] = stridedRows(in.x, k, in.xStride);
-  runtime::SpecLaunchOptions launchOptions;
-  launchOptions.poison = poison;
-  launchOptions.selection = in.selection.selection;
-  launchOptions.values = launchValues ? *launchValues : LaunchValues{{"eps", in.eps}};
+  runtime::HostArrays strided{{"x", stridedRows(in.x, k, in.xStride)}};
+  runtime::SpecLaunchOptions options;
+  options.values = launchValues ? *launchValues : LaunchValues{{"eps", in.eps}};
   if (in.xStride)
-    launchOptions.rowStrides["x"] = in.xStride;
-  if (spec.add) {
-    given["residual"] = stridedRows(in.residual, k, in.residualStride);
+    options.rowStrides["x"] = in.xStride;
+  if (spec.add && !in.residual.empty()) {
+    strided["residual"] = stridedRows(in.residual, k, in.residualStride);
     if (in.residualStride)
-      launchOptions.rowStrides["residual"] = in.residualStride;
+      options.rowStrides["residual"] = in.residualStride;
   }
-  return runtime::launchSpec(*device.value(), code.hsaco, code.kernel, code.launch, spec, in.m,
-                             given, launchOptions);
+  return launchWithReference(code, spec, in.m, expected, order, orderSeed, poison, options,
+                             strided);
 }
-
-std::string compareNormOutputs(const arrays::ReferenceRun &expected,
-                           const runtime::SpecLaunch &launched) {
-  std::string report;
-  for (const auto &[name, array] : expected.outputs) {
-    const std::vector<uint8_t> want = rawBytes(array);
-    auto got = launched.outputs.find(name);
-    if (got == launched.outputs.end()) {
-      report += "\n  " + name + ": not returned";
-      continue;
-    }
-    if (got->second.size() != want.size()) {
-      report += "\n  " + name + ": " + std::to_string(got->second.size()) + " bytes, expected " +
-                std::to_string(want.size());
-      continue;
-    }
-    size_t differing = 0, first = 0;
-    for (size_t i = 0; i < want.size(); ++i)
-      if (got->second[i] != want[i] && differing++ == 0)
-        first = i;
-    if (differing)
-      report += "\n  " + name + ": " + std::to_string(differing) + " of " +
-                std::to_string(want.size()) + " bytes differ, the first at byte " +
-                std::to_string(first) + " (got 0x" + fmt::format("{:02x}", got->second[first]) +
-                ", expected 0x" + fmt::format("{:02x}", want[first]) + ")";
-  }
-  return report;
-}
-
 
 } // namespace mxf::e2e

@@ -12,6 +12,7 @@
 #define MXFORGE_TESTS_E2E_RMSNORM_CASE_H
 
 #include "tests/e2e/e2e_inputs.h"
+#include "tests/e2e/reference_case.h"
 
 #include "abi/code_object.h"
 #include "arrays/reference_runner.h"
@@ -45,18 +46,14 @@ NormInputs drawNormInputs(const KernelSpec &spec, int m, size_t base, bool rotat
 /// The reference run of `in` (with in.eps).
 Result<arrays::ReferenceRun> normReference(const KernelSpec &spec, const NormInputs &in);
 
-/// Launches `code` on a fresh emu device with the workgroups in `order`,
-/// the reference's inputs (x and the residual at their strides) and eps
-/// `launchValues` (in.eps unless given).
+/// launchWithReference with x and the residual at their strides (gaps of
+/// NaNs) and eps `launchValues` (in.eps unless given); compare with
+/// compareReferenceOutputs.
 Result<runtime::SpecLaunch> launchNorm(const CodeObject &code, const KernelSpec &spec,
                                        const NormInputs &in,
                                        const arrays::ReferenceRun &expected,
                                        emu::WorkgroupOrder order, uint64_t orderSeed,
                                        uint8_t poison, const LaunchValues *launchValues = nullptr);
-
-/// Every byte of every output against the reference; empty when they agree.
-std::string compareNormOutputs(const arrays::ReferenceRun &expected,
-                               const runtime::SpecLaunch &launched);
 
 } // namespace mxf::e2e
 

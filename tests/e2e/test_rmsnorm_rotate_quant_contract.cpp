@@ -156,7 +156,7 @@ TEST(RmsnormRotateQuantContract, NegativeControlsAnotherEpsOrResidualIsCaught) {
   Result<runtime::SpecLaunch> wrongEps = launchNorm(
       kernel.code, kernel.spec, c.in, c.expected, emu::WorkgroupOrder::Forward, 0, 0xA5, &other);
   ASSERT_TRUE(wrongEps.ok()) << wrongEps.error();
-  EXPECT_FALSE(compareNormOutputs(c.expected, wrongEps.value()).empty());
+  EXPECT_FALSE(compareReferenceOutputs(c.expected, wrongEps.value()).empty());
   // One residual row swapped with the next: residual_out and the codes of
   // those rows differ.
   NormInputs swapped = c.in;
@@ -168,14 +168,14 @@ TEST(RmsnormRotateQuantContract, NegativeControlsAnotherEpsOrResidualIsCaught) {
   Result<runtime::SpecLaunch> wrongResidual = launchNorm(
       kernel.code, kernel.spec, swapped, fed, emu::WorkgroupOrder::Forward, 0, 0xA5);
   ASSERT_TRUE(wrongResidual.ok()) << wrongResidual.error();
-  const std::string mismatches = compareNormOutputs(c.expected, wrongResidual.value());
+  const std::string mismatches = compareReferenceOutputs(c.expected, wrongResidual.value());
   EXPECT_NE(mismatches.find("residual_out"), std::string::npos) << mismatches;
   EXPECT_NE(mismatches.find("q:"), std::string::npos) << mismatches;
   // The control of the controls: the right launch agrees.
   Result<runtime::SpecLaunch> right = launchNorm(kernel.code, kernel.spec, c.in, c.expected,
                                                  emu::WorkgroupOrder::Reverse, 0, 0x5A);
   ASSERT_TRUE(right.ok()) << right.error();
-  EXPECT_EQ(compareNormOutputs(c.expected, right.value()), "");
+  EXPECT_EQ(compareReferenceOutputs(c.expected, right.value()), "");
 }
 
 } // namespace
