@@ -117,3 +117,34 @@ def test_moe_front_end_selects_its_path(rng):
         for name, actual, expected in zip(mxforge.RotateQuantMoeResult.NAMES, got, want):
             expect_equal(actual, expected, f"{name} with {extra}")
     assert not np.array_equal(rotated[0], plain[0]), "the two paths must differ for this check"
+
+
+def test_gemm_selects_its_activations_rotation(rng):
+    """rotate_quant_gemm with select=flag or select=mask: each launch's y
+    equals that of the same spec without select (rotating) or with RS=0 on
+    the same weights, byte for byte; through the function and the torch op."""
+    k, n = 512, 64
+    keys = {"k": k, "rs": rng.choice((32, 64, 128)), "rot": "hadamard",
+            "fmt": rng.choice(("fp4", "fp6_e2m3"))}
+    m = random_m(rng) % 32 + 1
+    x = random_x(rng, m, k)
+    gen = np.random.default_rng(rng.randrange(2**63))
+    w = to_torch(random_x(rng, n, k)) * 0.05
+    w_q, w_s = mxforge.quant_weight(w.to(torch.bfloat16), n=n, **keys)
+    layers = rng.randint(2, 9)
+    mask = np.array([rng.randint(0, 1) for _ in range(layers)], dtype=np.int32)
+    mask[0], mask[1] = 1, 0
+    print(f"keys {keys}, m={m}, layers={layers}, mask {mask.tolist()}")
+    rotated = mxforge.rotate_quant_gemm(x, w_q, w_s, **keys)
+    plain = mxforge.rotate_quant_gemm(x, w_q, w_s, **dict(keys, rs=0, rot="none"))
+    assert not np.array_equal(np.asarray(rotated), np.asarray(plain))
+    cases = [({"select": "flag", "rotate": 1}, rotated), ({"select": "flag", "rotate": 0}, plain),
+             ({"select": "mask", "layers": layers, "layer": 0, "layer_mask": mask}, rotated),
+             ({"select": "mask", "layers": layers, "layer": 1, "layer_mask": mask}, plain)]
+    for extra, want in cases:
+        expect_equal(mxforge.rotate_quant_gemm(x, w_q, w_s, **dict(keys, **extra)), want,
+                     f"y with {extra}")
+    spec = mxforge.canonical_spec("rotate_quant_gemm", n=n, select="flag", **keys)
+    y = torch.ops.mxforge.rotate_quant_gemm(to_torch(x), torch.from_numpy(np.asarray(w_q)),
+                                            torch.from_numpy(np.asarray(w_s)), spec, rotate=0)
+    expect_equal(y, to_torch(np.asarray(plain)), "y of the torch op, rotate=0")

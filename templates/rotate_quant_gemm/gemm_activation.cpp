@@ -14,6 +14,7 @@
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
 #include "templates/common/rotating_quantizer/block_converter.h"
+#include "templates/common/rotating_quantizer/rotation_selection.h"
 #include "templates/common/rotating_quantizer/rotation_stage.h"
 #include "templates/common/scale_writer.h"
 
@@ -25,6 +26,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <cassert>
+#include <functional>
 #include <optional>
 
 namespace mxf {
@@ -69,7 +71,15 @@ public:
       scales.emplace(b, ScaleLayout::Plain, ldsScales, row);
     }
     isGroupZero = cmp(arith::CmpIPredicate::eq, group, idx(0));
-    if (tiling.stagesRotationInLds)
+    if (spec.select != RotationSelect::Off)
+      rotates = emitRotationSelected(b, spec, args);
+    if (!tiling.stagesRotationInLds)
+      return;
+    // Selective rotation: R is staged only for a launch that rotates (the
+    // condition is the kernel's, so the barrier stays legal).
+    if (rotates)
+      ifThen(rotates, [&] { rotation.emitStageRotation(tid); });
+    else
       rotation.emitStageRotation(tid);
   }
 
@@ -83,6 +93,33 @@ public:
   void emitSlice(Value slice, int64_t unitsPerSlice, int64_t unitsInFlight) {
     sliceBlockBase = mulBy(slice, unitsPerSlice * tiling.channelsPerUnit / 32);
     Value first = mulBy(slice, unitsPerSlice);
+    if (!rotates)
+      return emitRotatingUnits(first, unitsPerSlice, unitsInFlight);
+    // Selective rotation: one branch per slice on the kernel's value; the
+    // quant-only side takes the same units (RS channels each), unrotated,
+    // so the LDS tile is laid out as the rotating side's.
+    ifElse(
+        rotates, [&] { emitRotatingUnits(first, unitsPerSlice, unitsInFlight); },
+        [&] {
+          eachUnitOfWave(first, unitsPerSlice,
+                         [&](Value unit) { rotation.emitPlainUnit(unit); });
+        });
+  }
+
+private:
+  /// Each of the slice's units this wave takes (w, w + waves, ...), one at a
+  /// time.
+  void eachUnitOfWave(Value first, int64_t unitsPerSlice,
+                      const std::function<void(Value)> &work) {
+    auto loop = mlir::scf::ForOp::create(b, add(first, rotation.waveId()),
+                                         add(first, idx(unitsPerSlice)),
+                                         idx(tiling.wavesPerWorkgroup));
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    work(loop.getInductionVar());
+  }
+
+  void emitRotatingUnits(Value first, int64_t unitsPerSlice, int64_t unitsInFlight) {
     // The tiling groups only units whose x is loaded up front
     // (chooseRotateQuantGemmTiling: not the butterfly, not a per-block R
     // through each wave's LDS).
@@ -118,13 +155,10 @@ public:
         });
       return;
     }
-    auto loop = mlir::scf::ForOp::create(b, add(first, wave), add(first, idx(unitsPerSlice)),
-                                         idx(tiling.wavesPerWorkgroup));
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    rotation.emitUnit(loop.getInductionVar());
+    eachUnitOfWave(first, unitsPerSlice, [&](Value unit) { rotation.emitUnit(unit); });
   }
 
+public:
   /// The store stage: the block at its place in the slice's LDS tile.
   void emitBlock(const FinishedBlock &block) override {
     if (bf16Values)
@@ -165,6 +199,7 @@ private:
   std::optional<ScaleWriter> scales; // A4W4: the LDS scales [16, S/32]
   Value bf16Values;                  // W6A16: LDS [16, S] bf16
   Value row, group, isGroupZero, sliceBlockBase;
+  Value rotates; // select=flag|mask: whether this launch rotates (i1); else null
 };
 
 GemmActivationEmitter::GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,

@@ -1,7 +1,7 @@
 //===- op_abi.cpp - rotate_quant_gemm's kernel ABI --------------------------===//
 //
 // Plain C++, linked into mxforge_abi (abi/op_abi.h): rotate_quant_gemm's
-// operands: x, [r], the prepared weights w_q and w_s, then y.
+// operands: x, [r], [layer_mask], the prepared weights w_q and w_s, then y.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +49,7 @@ using E = OperandElement;
 constexpr OperandSlot kSlots[] = {
     {"x", E::Bf16, false, false, kRanks2},
     {"r", E::Bf16, false, true, kRanks2 | kRanks3},
+    {"layer_mask", E::I32, false, true, kRanks1},
     {"w_q", E::I8, false, false, kRanks2},
     {"w_s", E::I8, false, false, kRanks2},
     {"y", E::Bf16, true, false, kRanks2},

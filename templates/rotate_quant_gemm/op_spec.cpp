@@ -18,9 +18,9 @@ namespace {
 
 using SK = spec_detail::SpecKey;
 
-constexpr SK kKeys[] = {SK::K,     SK::N,     SK::RS,    SK::Rot,   SK::Rconv,
-                        SK::M,     SK::Fmt,   SK::Scale, SK::Round, SK::Inter,
-                        SK::Layout, SK::Wlayout, SK::Arch};
+constexpr SK kKeys[] = {SK::K,     SK::N,      SK::RS,      SK::Rot,   SK::Rconv,
+                        SK::Select, SK::Layers, SK::M,      SK::Fmt,   SK::Scale,
+                        SK::Round, SK::Inter,  SK::Layout, SK::Wlayout, SK::Arch};
 constexpr SK kRequired[] = {SK::K, SK::N};
 
 // fp4 is A4W4, fp6_e2m3 the W6A16 GEMM (bf16 activations, MXFP6 weights).
@@ -73,7 +73,12 @@ w_q.shape[0]. `r` is the learned rotation for rot=learned /
 learned_per_block. Returns y ([m, N] bf16, a new array of x's kind and
 device), or writes it into ``out=y`` (or ``out=(y,)``). Rows of x and of
 an out y may be strided. The sum's order is numerics'
-(docs/numerics.md): the same bytes on every run.)";
+(docs/numerics.md): the same bytes on every run.
+
+Selective rotation: with select="flag", `rotate` (nonzero rotates), or
+with select="mask", layers=N, `layer_mask` and `layer`, choose per launch
+whether x is rotated; the weights must match (quant_weight with the
+rotation for a rotating layer, RS=0 for the others).)";
 
 } // namespace
 
