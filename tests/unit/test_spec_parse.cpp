@@ -218,7 +218,9 @@ TEST(SpecParse, SpecKeysInCanonicalOrder) {
             "K,RS,rot,rconv,select,layers,M,topk,E,block,stage,emask,fmt,scale,round,inter,layout,"
             "arch,");
   EXPECT_EQ(keys(KernelOp::RotateQuantGemm),
-            "K,N,RS,rot,rconv,M,fmt,scale,round,inter,layout,wlayout,arch,");
+            "K,N,RS,rot,rconv,select,layers,M,fmt,scale,round,inter,layout,wlayout,arch,");
+  EXPECT_EQ(keys(KernelOp::RmsnormRotateQuant),
+            "K,RS,rot,rconv,select,layers,add,M,fmt,scale,round,inter,layout,arch,");
   EXPECT_EQ(keys(KernelOp::QuantWeight), "K,N,RS,rot,rconv,fmt,scale,round,inter,layout,wlayout,arch,");
   EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuant), std::vector<std::string_view>({"K"}));
   EXPECT_EQ(requiredSpecKeys(KernelOp::RotateQuantMoe),
@@ -304,9 +306,12 @@ TEST(SpecReject, SelectNeedsARotationAndMaskNeedsLayers) {
   expectMentions(errorOf("rotate_quant:K=4096,RS=64,layers=4"), {"layers", "select=off"});
   expectMentions(errorOf("rotate_quant:K=4096,RS=64,select=always"),
                  {"select=always", "off, flag, mask"});
-  // rotate_quant and rotate_quant_moe select; the GEMM does not yet.
-  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=64,RS=64,select=flag"),
-                 {"key 'select'", "does not belong to rotate_quant_gemm"});
+  // Every activation family selects; the weight pass does not (a weight is
+  // quantized once, rotated or not, by quantize).
+  expectMentions(errorOf("quant_weight:K=4096,N=64,RS=64,select=flag"),
+                 {"key 'select'", "does not belong to quant_weight"});
+  expectMentions(errorOf("rotate_quant_gemm:K=4096,N=64,RS=0,select=flag"),
+                 {"select", "RS > 0"});
   expectMentions(errorOf("rotate_quant_moe:K=4096,topk=2,E=8,select=flag"),
                  {"select", "RS > 0"});
   EXPECT_EQ(parsedOrDie("rotate_quant_moe:K=4096,RS=64,topk=2,E=8,select=mask,layers=3").layers,
