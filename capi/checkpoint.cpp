@@ -10,6 +10,8 @@
 
 #include "weights/checkpoint/checkpoint_quantizer.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 using mxf::capi::fail;
@@ -18,11 +20,19 @@ using mxf::capi::nullArgument;
 
 extern "C" {
 
+void mxf_quantize_options_init_size(mxf_quantize_options *options, size_t size) {
+  if (!options || size < offsetof(mxf_quantize_options, layer_mask))
+    return; // shorter than any version's struct: not one of ours
+  std::memset(options, 0, std::min(size, sizeof *options));
+  // The version whose struct ends where the caller's does.
+  options->api_version = size >= offsetof(mxf_quantize_options, layer_mask) + sizeof(char *)
+                             ? MXFORGE_API_VERSION
+                             : (MXFORGE_API_VERSION_MAJOR << 16) | 7;
+}
+
+#undef mxf_quantize_options_init
 void mxf_quantize_options_init(mxf_quantize_options *options) {
-  if (!options)
-    return;
-  std::memset(options, 0, sizeof *options);
-  options->api_version = MXFORGE_API_VERSION;
+  mxf_quantize_options_init_size(options, offsetof(mxf_quantize_options, layer_mask));
 }
 
 mxf_status mxf_quantize_checkpoint(const mxf_quantize_options *options) {
@@ -45,6 +55,9 @@ mxf_status mxf_quantize_checkpoint(const mxf_quantize_options *options) {
     }
     if (options->rotation)
       quantize.rotation = options->rotation;
+    // A 1.5-1.7 caller's struct ends before layer_mask.
+    if ((options->api_version & 0xFFFF) >= 8 && options->layer_mask)
+      quantize.layerMask = options->layer_mask;
     quantize.threads = options->threads;
     quantize.force = options->force != 0;
     quantize.check = options->check != 0;

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 7
+#define MXFORGE_API_VERSION_MINOR 8
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -571,8 +571,22 @@ typedef struct mxf_quantize_options {
    * notes and progress. May be NULL (the text is dropped). */
   void (*text)(void *user, int stream, const char *text, size_t length);
   void *user;
+  /* C API 1.8 (read only from options of 1.8 or later): NULL, or the layer
+   * mask FILE.npy (`mxforge calibrate --mask`: int32 [layers], 1 = rotate);
+   * the tensors of a layer whose entry is 0 are quantized without the
+   * spec's rotation (--layer-mask, docs/weights.md). */
+  const char *layer_mask;
 } mxf_quantize_options;
+/* Zeroes the first `size` bytes of `options` (at most the struct) and sets
+ * api_version to the version whose struct is that long: a caller built
+ * against an older header, whose struct is shorter, is never written past,
+ * and the library reads only the fields its api_version has. The macro
+ * passes the caller's own sizeof; the function of the same name (C API
+ * 1.5, kept for binaries built before 1.8) initializes the 1.5-1.7 fields. */
+MXF_API void mxf_quantize_options_init_size(mxf_quantize_options *options, size_t size);
 MXF_API void mxf_quantize_options_init(mxf_quantize_options *options);
+#define mxf_quantize_options_init(options) \
+  mxf_quantize_options_init_size((options), sizeof *(options))
 MXF_API mxf_status mxf_quantize_checkpoint(const mxf_quantize_options *options);
 
 /*===--- The CPU reference (self-checks at start-up) ---------------------===*/

@@ -174,6 +174,7 @@ class QuantizeOptions(_c.Structure):  # C API 1.5
         ("progress", _c.c_int),
         ("text", TextCallback),
         ("user", _c.c_void_p),
+        ("layer_mask", _char_p),  # C API 1.8
     ]
 
 
@@ -228,7 +229,7 @@ _PROTOTYPES = {
     "mxf_op_get_info": (_status, [_size, _c.POINTER(OpInfo)]),
     "mxf_spec_get_row_extents": (_status, [_char_p, _c.POINTER(RowExtent), _size,
                                            _c.POINTER(_size)]),
-    "mxf_quantize_options_init": (None, [_c.POINTER(QuantizeOptions)]),
+    "mxf_quantize_options_init_size": (None, [_c.POINTER(QuantizeOptions), _c.c_size_t]),
     "mxf_quantize_checkpoint": (_status, [_c.POINTER(QuantizeOptions)]),
     "mxf_context_kernel_count": (_status, [_vp, _c.POINTER(_size)]),
     "mxf_context_get_kernel": (_status, [_vp, _size, _c.POINTER(KernelEntry)]),

@@ -51,7 +51,7 @@ def _flag(value, name):
 
 
 def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads=0, force=False,
-                        check=False, progress=False):
+                        check=False, progress=False, layer_mask=None):
     """Quantizes the tensors of `in_path` (a .safetensors file or a
     model.safetensors.index.json) whose full names match `tensors` (a POSIX
     extended regular expression over whole names) with `spec` (a
@@ -61,7 +61,10 @@ def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads
     `threads`: 0 for one per hardware thread. `force` replaces existing
     outputs; `check` adds a per-tensor error table to the summary;
     `progress` adds the progress line's redraws (bytes done, also inside a
-    tensor) to the notes. Returns a CheckpointReport."""
+    tensor) to the notes. `layer_mask`: FILE.npy (``calibrate(...).mask``
+    saved with numpy, or ``mxforge calibrate --mask``): the tensors of the
+    layers whose entry is 0 are quantized without the spec's rotation,
+    recorded per tensor. Returns a CheckpointReport."""
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise errors.ArgumentTypeError(
             f"quantize_checkpoint(): threads must be an int, got {type(threads).__name__}")
@@ -69,12 +72,13 @@ def quantize_checkpoint(in_path, out_path, spec, tensors, rotation=None, threads
         raise errors.ArgumentError(f"quantize_checkpoint(): threads={threads} is negative")
     library = _lib.lib()
     options = _lib.QuantizeOptions()
-    library.mxf_quantize_options_init(ctypes.byref(options))
+    library.mxf_quantize_options_init_size(ctypes.byref(options), ctypes.sizeof(options))
     options.in_path = _path(in_path, "in_path")
     options.out_path = _path(out_path, "out_path")
     options.spec = _text(spec, "spec")
     options.tensors = _text(tensors, "tensors")
     options.rotation = None if rotation is None else _path(rotation, "rotation")
+    options.layer_mask = None if layer_mask is None else _path(layer_mask, "layer_mask")
     options.threads = threads
     options.force = _flag(force, "force")
     options.check = _flag(check, "check")

@@ -1,7 +1,9 @@
-"""Random specs and inputs, and the byte comparator, for the tests."""
+"""Random specs and inputs, the byte comparator and safetensors files, for the tests."""
 
+import json
 import os
 import random
+import struct
 import subprocess
 
 import numpy as np
@@ -131,3 +133,31 @@ def cli_reference(directory, spec, inputs, outputs=("q", "s"), m=None):
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, f"mxforge ref failed: {done.stdout}{done.stderr}"
     return tuple(np.load(paths[name]) for name in outputs)
+
+
+def write_safetensors(path, tensors):
+    """tensors: {name: (dtype text, numpy array)} -> a .safetensors file."""
+    header, blobs, offset = {}, [], 0
+    for name, (dtype, array) in tensors.items():
+        data = np.ascontiguousarray(array).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as out:
+        out.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def read_safetensors(path, metadata=False):
+    """{name: bytes} of a .safetensors file, and its __metadata__ when
+    `metadata` is true."""
+    with open(path, "rb") as source:
+        data = source.read()
+    size = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + size])
+    body = data[8 + size:]
+    tensors = {name: body[info["data_offsets"][0]:info["data_offsets"][1]]
+               for name, info in header.items() if name != "__metadata__"}
+    return (tensors, header.get("__metadata__", {})) if metadata else tensors

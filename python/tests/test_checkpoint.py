@@ -5,43 +5,16 @@ the gfx950 quant_weight kernel writes on the emulator (mxforge.quant_weight,
 another code path than the host quantizer); and bad arguments get errors
 that name them, with nothing written."""
 
-import json
 import os
-import struct
 import subprocess
 
 import numpy as np
 import pytest
 
 import mxforge
-from helpers import bf16_bits, cli
+from helpers import bf16_bits, cli, read_safetensors, write_safetensors
 
 SPEC = "quant_weight:RS=32,rot=hadamard,fmt=fp4"
-
-
-def write_safetensors(path, tensors):
-    """tensors: {name: (dtype text, numpy array)} -> a .safetensors file."""
-    header, blobs, offset = {}, [], 0
-    for name, (dtype, array) in tensors.items():
-        data = np.ascontiguousarray(array).tobytes()
-        header[name] = {"dtype": dtype, "shape": list(array.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as out:
-        out.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
-def read_safetensors(path):
-    with open(path, "rb") as source:
-        data = source.read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + size])
-    body = data[8 + size:]
-    return {name: body[info["data_offsets"][0]:info["data_offsets"][1]]
-            for name, info in header.items() if name != "__metadata__"}
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@
 #include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/text_table.h"
+#include "weights/checkpoint/layer_mask.h"
 #include "weights/safetensors.h"
 
 #include <fmt/format.h>
@@ -136,7 +137,9 @@ Result<std::vector<arrays::LayerSamples>> readLayers(const std::string &path, in
       return R::failure("cannot list '" + path + "': " + error.message());
     if (files.empty())
       return R::failure("'" + path + "' holds no .npy files (one per layer)");
-    std::sort(files.begin(), files.end());
+    std::sort(files.begin(), files.end(), [](const fs::path &a, const fs::path &b) {
+      return weights::naturalNameLess(a.filename().string(), b.filename().string());
+    });
     for (const fs::path &file : files) {
       Result<arrays::NpyArray> array = arrays::readNpy(file.string());
       if (!array.ok())
@@ -166,8 +169,9 @@ Result<std::vector<arrays::LayerSamples>> readLayers(const std::string &path, in
     tensors.push_back(&tensor);
   if (tensors.empty())
     return R::failure("'" + path + "' holds no tensors (one per layer)");
-  std::sort(tensors.begin(), tensors.end(),
-            [](const auto *a, const auto *b) { return a->name < b->name; });
+  std::sort(tensors.begin(), tensors.end(), [](const auto *a, const auto *b) {
+    return weights::naturalNameLess(a->name, b->name);
+  });
   for (const weights::TensorInfo *tensor : tensors) {
     std::vector<size_t> shape(tensor->shape.begin(), tensor->shape.end());
     const std::string dtype = tensor->dtype == "BF16" ? "bf16"
@@ -304,6 +308,16 @@ int calibrateSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
       << table.render();
   const size_t rotated = size_t(std::count(mask.begin(), mask.end(), 1));
   out << fmt::format("rotate {} of {} layers\n", rotated, mask.size());
+  // quantize --layer-mask and a selective kernel read entry i as layer i.
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::optional<size_t> layer = weights::layerIndexOf(results[i].name);
+    if (layer && *layer != i) {
+      out << fmt::format("note: '{}' is row {} of the table, so the mask's entry {} is its; its "
+                         "name says layer {} (samples of layers 0..{} give entry i to layer i)\n",
+                         results[i].name, i, i, *layer, results.size() - 1);
+      break;
+    }
+  }
   // Both outputs all or none (support/output_files.h): a path through
   // /dev/stdout is written through, an existing file replaced whole.
   std::vector<OutputFile> files;

@@ -38,6 +38,12 @@ cl::opt<std::string> tensorsFlag("tensors", cl::sub(quantizeCommand), cl::value_
 cl::opt<std::string> rotationFlag("rotation", cl::sub(quantizeCommand), cl::value_desc("FILE"),
                                   cl::desc("Learned R: FILE.npy, FILE.safetensors[:TENSOR]"),
                                   cl::cat(mxforgeCategory()));
+cl::opt<std::string> layerMaskFlag(
+    "layer-mask", cl::sub(quantizeCommand), cl::value_desc("FILE.npy"),
+    cl::desc("Rotate only the layers the mask marks (mxforge calibrate --mask): int32 "
+             "[layers], 1 = rotate; a tensor's layer is the first number between dots in its "
+             "name"),
+    cl::cat(mxforgeCategory()));
 cl::opt<std::string> threadsFlag("threads", cl::sub(quantizeCommand), cl::value_desc("N"),
                                  cl::desc("Worker threads (default: one per hardware thread)"),
                                  cl::cat(mxforgeCategory()));
@@ -65,6 +71,8 @@ int runSelected(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   }
   if (rotationFlag.getNumOccurrences())
     options.rotation = rotationFlag.getValue();
+  if (layerMaskFlag.getNumOccurrences())
+    options.layerMask = layerMaskFlag.getValue();
   if (threadsFlag.getNumOccurrences()) {
     Result<int> threads = parseIntFlag("--threads", threadsFlag.getValue());
     if (!threads.ok())

@@ -24,6 +24,7 @@
 #include "support/output_files.h"
 #include "support/printable.h"
 #include "support/version.h"
+#include "weights/checkpoint/layer_mask.h"
 #include "weights/checkpoint/quantization_error.h"
 #include "weights/checkpoint/quantized_config.h"
 #include "weights/host_quantizer.h"
@@ -34,6 +35,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -189,10 +191,34 @@ struct Shard {
 struct Selected {
   size_t shard = 0;
   const TensorInfo *tensor = nullptr;
-  KernelSpec spec;
+  KernelSpec spec; // without the rotation where --layer-mask says so
   std::string scaleName;
   weights::QuantWeightSizes sizes;
+  /// The learned R the tensor's spec takes, or null (every other rotation,
+  /// and RS=0).
+  const uint16_t *learnedRotation(const std::vector<uint16_t> &rotation) const {
+    return isLearned(spec.rot) && !rotation.empty() ? rotation.data() : nullptr;
+  }
 };
+
+/// The spec of a tensor: the user's at the tensor's K and N, without its
+/// rotation where the layer mask's entry for the tensor's layer is 0.
+Result<KernelSpec> tensorSpec(const QuantizeOptions &options, const LayerMask *mask,
+                              const TensorInfo &t, const std::string &where) {
+  Result<KernelSpec> spec = specFor(options.spec, t.shape[0], t.shape[1]);
+  if (!spec.ok())
+    return Result<KernelSpec>::failure(where + " (N=" + std::to_string(t.shape[0]) + ", K=" +
+                                       std::to_string(t.shape[1]) + "): " + spec.error());
+  if (!mask)
+    return spec;
+  const std::optional<size_t> layer = layerIndexOf(t.name);
+  if (!layer)
+    return Result<KernelSpec>::failure(
+        where + " matches --tensors but its name has no layer index (a number between dots, as "
+                "in model.layers.7.) to look up in --layer-mask; narrow --tensors to the layers' "
+                "tensors");
+  return selectedSpec(spec.value(), mask->rotates(*layer));
+}
 
 std::string shapeText(const std::vector<uint64_t> &shape) {
   std::string s = "[";
@@ -234,7 +260,8 @@ private:
 };
 
 Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &shards,
-                     const std::vector<uint16_t> &rotation, std::vector<Selected> &selected) {
+                     const std::vector<uint16_t> &rotation, const LayerMask *mask,
+                     std::vector<Selected> &selected) {
   Result<std::shared_ptr<NamePattern>> compiled = NamePattern::compile(options.tensors);
   if (!compiled.ok())
     return Status::failure("--tensors '" + printable(options.tensors) + "': " + compiled.error());
@@ -264,10 +291,9 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
       if (allNames.count(sel.scaleName))
         return Status::failure(where + ": the checkpoint already has '" + sel.scaleName +
                                "' (already quantized?)");
-      Result<KernelSpec> spec = specFor(options.spec, t.shape[0], t.shape[1]);
+      Result<KernelSpec> spec = tensorSpec(options, mask, t, where);
       if (!spec.ok())
-        return Status::failure(where + " (N=" + std::to_string(t.shape[0]) + ", K=" +
-                               std::to_string(t.shape[1]) + "): " + spec.error());
+        return spec.status();
       sel.spec = spec.value();
       if (options.kernel)
         if (Status supported = options.kernel->checkSupported(sel.spec); !supported.ok())
@@ -283,7 +309,7 @@ Status selectTensors(const QuantizeOptions &options, const std::vector<Shard> &s
                                  std::to_string(rotation.size()));
       }
       Result<weights::QuantWeightSizes> sizes = weights::checkQuantWeight(
-          problem, sel.spec.wlayout, t.shape[0], rotation.empty() ? nullptr : rotation.data());
+          problem, sel.spec.wlayout, t.shape[0], sel.learnedRotation(rotation));
       if (!sizes.ok())
         return Status::failure(where + ": " + sizes.error());
       sel.sizes = sizes.value();
@@ -412,8 +438,9 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
       std::memcpy(copy.data(), shard.file.data(t), t.bytes());
       w = copy.data();
     }
-    const uint16_t *r = rotation.empty() ? nullptr : rotation.data();
-    Status st = kernel ? kernel->quantize(s.spec, w, r, rotation.size(), codes, s.sizes.codeBytes,
+    const uint16_t *r = s.learnedRotation(rotation);
+    Status st = kernel ? kernel->quantize(s.spec, w, r, r ? rotation.size() : 0, codes,
+                                          s.sizes.codeBytes,
                                           scales, s.sizes.scaleBytes)
                        : weights::quantWeightInto(
                              problem, s.spec.wlayout, w, t.shape[0], r, options.threads, codes,
@@ -596,6 +623,44 @@ Result<std::vector<uint16_t>> learnedRotationFor(const QuantizeOptions &options,
   return std::vector<uint16_t>{};
 }
 
+/// The layer mask (--layer-mask), or none; refused for a spec without a
+/// rotation to choose.
+Result<std::optional<LayerMask>> layerMaskFor(const QuantizeOptions &options,
+                                              const KernelSpec &probe) {
+  using R = Result<std::optional<LayerMask>>;
+  if (!options.layerMask)
+    return std::optional<LayerMask>();
+  if (probe.RS == 0)
+    return R::failure("--layer-mask chooses per layer between the spec's rotation and none; the "
+                      "spec has RS=0, no rotation to choose");
+  Result<LayerMask> mask = readLayerMask(*options.layerMask);
+  if (!mask.ok())
+    return mask.status();
+  return std::optional<LayerMask>(std::move(mask.value()));
+}
+
+std::vector<std::string> tensorNames(const std::vector<Shard> &shards) {
+  std::vector<std::string> names;
+  for (const Shard &s : shards)
+    for (const TensorInfo &t : s.file.tensors())
+      names.push_back(t.name);
+  return names;
+}
+
+/// "0, 2-5, 9" (or "none").
+std::string layerList(const std::vector<size_t> &layers) {
+  std::string text;
+  for (size_t i = 0; i < layers.size();) {
+    size_t j = i;
+    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1)
+      ++j;
+    text += (text.empty() ? "" : ", ") + std::to_string(layers[i]) +
+            (j > i ? "-" + std::to_string(layers[j]) : "");
+    i = j + 1;
+  }
+  return text.empty() ? "none" : text;
+}
+
 /// The checkpoint --in names, every shard opened: one .safetensors file, or
 /// the shards of a model.safetensors.index.json (index set, its output path
 /// in --out's folder).
@@ -685,6 +750,9 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
   if (!learned.ok())
     return learned.status();
   const std::vector<uint16_t> &rotation = learned.value();
+  Result<std::optional<LayerMask>> mask = layerMaskFor(options, probe.value());
+  if (!mask.ok())
+    return mask.status();
   Result<InputCheckpoint> input = openInputCheckpoint(options);
   if (!input.ok())
     return input.status();
@@ -692,8 +760,13 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
   const std::optional<Index> &index = input.value().index;
   std::vector<Shard> &shards = input.value().shards;
   const std::string &indexOutput = input.value().indexOutput;
+  if (mask.value())
+    if (Status fits = checkMaskFitsModel(*mask.value(), modelLayerCount(tensorNames(shards)));
+        !fits.ok())
+      return fits;
   std::vector<Selected> selected;
-  if (Status s = selectTensors(options, shards, rotation, selected); !s.ok())
+  const LayerMask *maskOrNull = mask.value() ? &*mask.value() : nullptr;
+  if (Status s = selectTensors(options, shards, rotation, maskOrNull, selected); !s.ok())
     return s;
 
   Result<ConfigPlan> config = planConfig(options, sharded);
@@ -719,6 +792,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
     inputs.push_back(config.value().inputPath);
   if (options.rotation) // the learned R is an input like the checkpoint
     inputs.push_back(splitRotation(*options.rotation).first);
+  if (options.layerMask)
+    inputs.push_back(*options.layerMask);
   // One writer per output folder, from the first check of an output to the
   // last rename (support/directory_lock.h): a second run into the folder
   // fails here instead of mixing its shards with ours. A sharded run's folder
@@ -795,6 +870,7 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
     facts.spec = probe.value();
     facts.specText = options.spec;
     facts.rotationFile = options.rotation;
+    facts.layerMask = mask.value();
     facts.exclude = excludedModules(shards, selected);
     facts.quantizedTensors = selected.size();
     const std::string text = quantizedModelConfig(config.value().input, facts);
@@ -811,6 +887,13 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
   say(out, fmt::format("quantized {} tensor{} ({:.2f} M weights) into {} file{}: {}\n",
                        selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
                        staged.size(), staged.size() == 1 ? "" : "s", options.out));
+  if (mask.value()) {
+    const size_t rotated = size_t(std::count_if(
+        selected.begin(), selected.end(), [](const Selected &s) { return s.spec.RS > 0; }));
+    say(out, fmt::format("--layer-mask: {} tensor{} with the rotation (layers {}), {} without\n",
+                         rotated, rotated == 1 ? "" : "s",
+                         layerList(mask.value()->rotatedLayers()), selected.size() - rotated));
+  }
   if (!config.value().note.empty())
     say(out, config.value().note + "\n");
   return Status::success();

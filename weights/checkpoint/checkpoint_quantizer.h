@@ -59,6 +59,10 @@ constexpr unsigned kMaxQuantizeThreads = 1024;
 struct QuantizeOptions {
   std::string in, out, spec, tensors;
   std::optional<std::string> rotation; // FILE.npy, FILE.safetensors[:TENSOR]
+  /// FILE.npy: int32 [layers], 1 = rotate (what `mxforge calibrate --mask`
+  /// writes). Each tensor of a layer whose entry is 0 is quantized without
+  /// the spec's rotation (weights/checkpoint/layer_mask.h).
+  std::optional<std::string> layerMask;
   unsigned threads = 0; // 0: every hardware thread; at most kMaxQuantizeThreads
   bool force = false, check = false;
   /// A progress line on the notes sink, rewritten per tensor: tensors done,

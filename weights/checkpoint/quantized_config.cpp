@@ -158,12 +158,29 @@ Value mxforgeQuantizationRecord(const QuantizedCheckpointFacts &facts) {
   const KernelSpec &spec = facts.spec;
   // What loaders cannot infer: W is stored as W.R, so activations must be
   // rotated by the same R (x.R).(W.R)^T = x.W^T; and the byte layouts.
+  // With a layer mask, only the layers it marks carry W.R; the tensors of
+  // the others are quantized without it (their spec in the safetensors
+  // metadata, mxforge.spec.<name>, says RS=0).
+  const char *appliedTo = spec.RS == 0 ? "nothing (RS=0)"
+                          : facts.layerMask
+                              ? "each block of RS input channels of every quantized weight of "
+                                "the layers layer_mask.rotated_layers lists: W.R; the others' "
+                                "weights are not rotated"
+                              : "each block of RS input channels of every quantized weight: W.R";
   Value rotation = object({{"rot", string(rotationKindName(spec.rot))},
                            {"RS", number(spec.RS)},
                            {"matrix", facts.rotationFile ? string(*facts.rotationFile) : null()},
-                           {"applied_to", string(spec.RS == 0 ? "nothing (RS=0)"
-                                                              : "each block of RS input channels "
-                                                                "of every quantized weight: W.R")}});
+                           {"applied_to", string(appliedTo)}});
+  Value layerMask = null();
+  if (facts.layerMask) {
+    Value rotated;
+    rotated.kind = Value::Kind::Array;
+    for (size_t layer : facts.layerMask->rotatedLayers())
+      rotated.items.push_back(number((long long)layer));
+    layerMask = object({{"file", string(facts.layerMask->path)},
+                        {"layers", number((long long)facts.layerMask->entries.size())},
+                        {"rotated_layers", std::move(rotated)}});
+  }
   const bool quarkLayouts =
       spec.wlayout == WeightLayout::Plain && spec.layout == ScaleLayout::Plain;
   return object({{"version", string(mxforgeVersion())},
@@ -172,6 +189,7 @@ Value mxforgeQuantizationRecord(const QuantizedCheckpointFacts &facts) {
                  {"scale_rule", string(scaleRuleName(spec.scale))},
                  {"rounding", string(roundingName(spec.round))},
                  {"rotation", std::move(rotation)},
+                 {"layer_mask", std::move(layerMask)},
                  {"weight_layout", string(weightLayoutName(spec.wlayout))},
                  {"scale_layout", string(scaleLayoutName(spec.layout))},
                  {"plain_quark_layout", boolean(quarkLayouts)},

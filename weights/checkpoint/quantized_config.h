@@ -12,6 +12,7 @@
 #define MXFORGE_WEIGHTS_CHECKPOINT_QUANTIZED_CONFIG_H
 
 #include "spec/kernel_spec.h"
+#include "weights/checkpoint/layer_mask.h"
 #include "support/json.h"
 
 #include <optional>
@@ -24,6 +25,7 @@ struct QuantizedCheckpointFacts {
   KernelSpec spec;         // the user's spec (its K and N are placeholders)
   std::string specText;    // as the user wrote it (without K and N)
   std::optional<std::string> rotationFile;
+  std::optional<LayerMask> layerMask; // --layer-mask: the layers without the rotation
   std::vector<std::string> exclude; // modules (names less ".weight") left in their dtype
   size_t quantizedTensors = 0;
 };

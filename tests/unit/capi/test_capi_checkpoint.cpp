@@ -15,7 +15,9 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -92,6 +94,83 @@ TEST(CApiCheckpoint, QuantizesACheckpointWithTheRuntimeLibrary) {
   options.text = nullptr;
   options.force = 1;
   EXPECT_EQ(mxf_quantize_checkpoint(&options), MXF_SUCCESS) << lastError();
+}
+
+/// A .npy of int32 [entries.size()].
+void writeMask(const std::string &path, const std::vector<int32_t> &entries) {
+  std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (" +
+                       std::to_string(entries.size()) + ",), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += char(header.size() & 0xFF);
+  file += char(header.size() >> 8);
+  file += header;
+  file.append(reinterpret_cast<const char *>(entries.data()), entries.size() * 4);
+  FILE *out = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), out), file.size());
+  std::fclose(out);
+}
+
+// C API 1.8's layer_mask, and the sized init that lets an older caller's
+// shorter struct be initialized without a write past its end.
+TEST(CApiCheckpoint, LayerMaskIsReadFromOptionsThatHaveIt) {
+  ScratchDirectory dir("mxforge-capi-checkpoint");
+  const uint32_t seed = std::random_device{}();
+  std::printf("[seed] %u\n", seed);
+  const std::string in = dir.file("in.safetensors"), out = dir.file("out.safetensors"),
+                    mask = dir.file("mask.npy");
+  writeCheckpoint(in, "m.layers.0.q_proj.weight", 32, 64, seed);
+  writeMask(mask, {0});
+
+  // The macro passes the caller's sizeof: the whole struct, this version.
+  mxf_quantize_options options;
+  std::memset(&options, 0xAB, sizeof options);
+  mxf_quantize_options_init(&options);
+  EXPECT_EQ(options.api_version, uint32_t(MXFORGE_API_VERSION));
+  EXPECT_EQ(options.layer_mask, nullptr);
+  options.in = in.c_str();
+  options.out = out.c_str();
+  options.spec = "quant_weight:RS=32,rot=hadamard";
+  options.tensors = ".*_proj\\.weight";
+  options.layer_mask = mask.c_str();
+  Collected collected;
+  options.text = collect;
+  options.user = &collected;
+  ASSERT_EQ(mxf_quantize_checkpoint(&options), MXF_SUCCESS) << lastError();
+  EXPECT_NE(collected.summary.find("--layer-mask: 0 tensors with the rotation (layers none), 1 "
+                                   "without"),
+            std::string::npos)
+      << collected.summary;
+
+  // A 1.7 caller's struct ends before layer_mask: the old entry point
+  // writes nothing past it and says 1.7, and the library reads no mask.
+  const size_t oldSize = offsetof(mxf_quantize_options, layer_mask);
+  std::vector<uint8_t> bytes(sizeof(mxf_quantize_options), 0xAB);
+  auto *old = reinterpret_cast<mxf_quantize_options *>(bytes.data());
+  (mxf_quantize_options_init)(old);
+  EXPECT_EQ(old->api_version, uint32_t(MXFORGE_API_VERSION_MAJOR << 16 | 7));
+  for (size_t i = oldSize; i < bytes.size(); ++i)
+    ASSERT_EQ(bytes[i], 0xAB) << "byte " << i << " past a 1.7 struct was written";
+  old->in = in.c_str();
+  old->out = out.c_str();
+  old->spec = "quant_weight:RS=32,rot=hadamard";
+  old->tensors = ".*_proj\\.weight";
+  old->force = 1;
+  collected = {};
+  old->text = collect;
+  old->user = &collected;
+  ASSERT_EQ(mxf_quantize_checkpoint(old), MXF_SUCCESS) << lastError();
+  EXPECT_EQ(collected.summary.find("--layer-mask"), std::string::npos) << collected.summary;
+
+  // The negative control: the same 1.8 options with a mask of another model.
+  writeMask(mask, {0, 1});
+  options.force = 1;
+  ASSERT_EQ(mxf_quantize_checkpoint(&options), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("has 2 entries; the checkpoint's tensor names have layers 0..0 (1)"),
+            std::string::npos)
+      << lastError();
 }
 
 TEST(CApiCheckpoint, BadOptionsAreNamed) {
