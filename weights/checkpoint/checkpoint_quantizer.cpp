@@ -873,6 +873,8 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
     facts.layerMask = mask.value();
     facts.exclude = excludedModules(shards, selected);
     facts.quantizedTensors = selected.size();
+    facts.rotatedTensors = size_t(std::count_if(
+        selected.begin(), selected.end(), [](const Selected &s) { return s.spec.RS > 0; }));
     const std::string text = quantizedModelConfig(config.value().input, facts);
     Result<StagedFile> file = StagedFile::stage(config.value().outputPath, text.data(), text.size());
     if (!file.ok())

@@ -122,6 +122,38 @@ void appendPretty(const Value &value, int depth, std::string &out) {
 
 } // namespace
 
+std::vector<std::string> reasonsItNeedsMxforge(const QuantizedCheckpointFacts &facts) {
+  const KernelSpec &spec = facts.spec;
+  std::vector<std::string> reasons;
+  // Neither loader applies an online rotation (vLLM's QuarkConfig never
+  // reads algo_config; SGLang has none), so x.(W.R)^T would be computed.
+  if (facts.rotatedTensors > 0)
+    reasons.push_back("the weights of " + std::to_string(facts.rotatedTensors) +
+                      " tensor(s) are stored rotated (W.R, rot=" + rotationKindName(spec.rot) +
+                      ", RS=" + std::to_string(spec.RS) +
+                      "): the activations must be rotated by the same R, which stock loaders "
+                      "do not do");
+  // Both load [N, K/2] codes and [N, K/32] scales unshuffled, split them
+  // for tensor parallelism and shuffle at load time themselves.
+  if (spec.wlayout != WeightLayout::Plain)
+    reasons.push_back(std::string("wlayout=") + weightLayoutName(spec.wlayout) +
+                      ": the codes are stored permuted; stock loaders read them plain and shard "
+                      "and shuffle them at load");
+  if (spec.layout != ScaleLayout::Plain)
+    reasons.push_back(std::string("layout=") + scaleLayoutName(spec.layout) +
+                      ": the scales are stored padded and shuffled; stock loaders read plain "
+                      "[N, K/32] scales");
+  // W6A16: SGLang has no MXFP6 scheme, and vLLM's runs only in emulation,
+  // through the amd-quark package, whose fp6 packing changed between
+  // versions; our GEMM keeps bf16 activations, which the Quark config
+  // cannot say in a form every vLLM version reads.
+  if (formatInfo(spec.fmt).bits != 4)
+    reasons.push_back(std::string("fmt=") + formatInfo(spec.fmt).specName +
+                      ": SGLang has no MXFP6 scheme and vLLM emulates it through amd-quark, "
+                      "whose fp6 packing differs between versions");
+  return reasons;
+}
+
 Value quarkQuantizationConfig(const QuantizedCheckpointFacts &facts) {
   const KernelSpec &spec = facts.spec;
   const bool fp4 = spec.fmt == ElemFormat::E2M1;
@@ -133,8 +165,13 @@ Value quarkQuantizationConfig(const QuantizedCheckpointFacts &facts) {
   // which Quark writes as no input spec.
   Value input = fp4 ? mxTensorSpec("fp4", /*dynamic=*/true, string("even"), string("half_even"))
                     : null();
+  // A checkpoint a stock loader would misread is marked with a method no
+  // stock loader knows: vLLM and SGLang refuse it naming it ("Unknown
+  // quantization method"), instead of loading it and computing garbage.
+  // mxforge's loader reads the rest, which keeps Quark's form.
+  const bool standard = reasonsItNeedsMxforge(facts).empty();
   return object({
-      {"quant_method", string("quark")},
+      {"quant_method", string(standard ? "quark" : "mxforge")},
       {"quant_mode", string("eager_mode")},
       {"global_quant_config", object({{"weight", std::move(weight)},
                                       {"input_tensors", std::move(input)},
@@ -193,6 +230,8 @@ Value mxforgeQuantizationRecord(const QuantizedCheckpointFacts &facts) {
                  {"weight_layout", string(weightLayoutName(spec.wlayout))},
                  {"scale_layout", string(scaleLayoutName(spec.layout))},
                  {"plain_quark_layout", boolean(quarkLayouts)},
+                 {"standard_quark", boolean(reasonsItNeedsMxforge(facts).empty())},
+                 {"needs_mxforge", array(reasonsItNeedsMxforge(facts))},
                  {"quantized_tensors", number((long long)facts.quantizedTensors)}});
 }
 

@@ -28,7 +28,14 @@ struct QuantizedCheckpointFacts {
   std::optional<LayerMask> layerMask; // --layer-mask: the layers without the rotation
   std::vector<std::string> exclude; // modules (names less ".weight") left in their dtype
   size_t quantizedTensors = 0;
+  size_t rotatedTensors = 0; // quantized with RS > 0 (all of them without a layer mask)
 };
+
+/// Why a stock Quark loader (vLLM's, SGLang's; docs/loaders.md) would
+/// compute wrong outputs from this checkpoint, one reason each: empty when
+/// it runs the checkpoint as mxforge does. A checkpoint with reasons is
+/// marked `quant_method: "mxforge"`, which both loaders refuse by name.
+std::vector<std::string> reasonsItNeedsMxforge(const QuantizedCheckpointFacts &facts);
 
 /// `quantization_config` as Quark exports an MXFP4 (or MXFP6 E2M3) model.
 json::Value quarkQuantizationConfig(const QuantizedCheckpointFacts &facts);
