@@ -43,6 +43,10 @@ struct OpDeclaration {
   /// The kernels this op adds to a model's preset (spec/presets.h), appended
   /// to `specs`; null: none.
   void (*presetSpecs)(const ModelShapes &model, std::vector<KernelSpec> &specs) = nullptr;
+  /// The quant_weight spec whose outputs (q, s) a launch of `spec` reads as
+  /// its prepared weights (spec/prepared_weights.h); null: the op reads
+  /// none.
+  KernelSpec (*weightsRead)(const KernelSpec &spec) = nullptr;
 };
 
 /// The declaration of `op`; null for a value outside KernelOp.

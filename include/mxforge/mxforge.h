@@ -425,6 +425,14 @@ MXF_API mxf_status mxf_spec_bucket_for(int m, int *bucket);
  * (select=flag), "layer" (select=mask) or NULL (always rotates), as
  * mxf_kernel_get_selection says of a loaded kernel. */
 MXF_API mxf_status mxf_spec_get_selection(const char *spec, const char **arg_name);
+/* Prepared weights (C API 1.8, docs/loaders.md): whether weights made with
+ * `weights_spec` (the quant_weight spec recorded with them: a checkpoint's
+ * mxforge.spec.<p>.weight) are the ones a launch of `spec` reads; `rotates`
+ * is 0 for a select=flag|mask launch that does not rotate (it reads weights
+ * made at RS=0). MXF_ERROR_INVALID_ARGUMENT names the first key that differs
+ * (K, N, fmt, RS, rot, rconv, layout, wlayout) with both values. */
+MXF_API mxf_status mxf_spec_check_weights(const char *spec, const char *weights_spec,
+                                          int rotates);
 
 /*===--- The ops' interfaces (C API 1.6) ---------------------------------===*/
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "arrays/op_reference.h"
+#include "spec/op_declaration.h"
 
 namespace mxf::rotate_quant_gemm {
 namespace {
@@ -34,18 +35,7 @@ Result<bool> generateInput(const KernelSpec &spec, const ArraySpec &array, uint6
                            NpyArrays &inputs) {
   if (array.name != "w_q")
     return array.name == "w_s"; // made with w_q, which comes first
-  KernelSpec weights;
-  weights.op = KernelOp::QuantWeight;
-  weights.K = spec.K;
-  weights.N = spec.N;
-  weights.RS = spec.RS;
-  weights.rot = spec.rot;
-  weights.fmt = spec.fmt; // fp4 for A4W4, fp6_e2m3 for W6A16
-  weights.scale = spec.scale;
-  weights.round = Rounding::Rne;
-  weights.inter = spec.inter;
-  weights.layout = spec.layout;
-  weights.wlayout = spec.wlayout;
+  const KernelSpec weights = opDeclaration(spec.op)->weightsRead(spec);
   NpyArrays given;
   if (auto r = inputs.find("r"); r != inputs.end())
     given.emplace("r", r->second);

@@ -80,6 +80,26 @@ with select="mask", layers=N, `layer_mask` and `layer`, choose per launch
 whether x is rotated; the weights must match (quant_weight with the
 rotation for a rotating layer, RS=0 for the others).)";
 
+// The weights a launch reads: quant_weight of the same K, N, format and
+// rotation (W.R pairs with x.R), in the layouts the GEMM reads. The
+// reference draws its weights from this spec too (op_reference.cpp).
+KernelSpec weightsRead(const KernelSpec &spec) {
+  KernelSpec weights;
+  weights.op = KernelOp::QuantWeight;
+  weights.K = spec.K;
+  weights.N = spec.N;
+  weights.RS = spec.RS;
+  weights.rot = spec.rot;
+  weights.rconv = spec.rconv;
+  weights.fmt = spec.fmt; // fp4 for A4W4, fp6_e2m3 for W6A16
+  weights.scale = spec.scale;
+  weights.round = Rounding::Rne;
+  weights.inter = spec.inter;
+  weights.layout = spec.layout;
+  weights.wlayout = spec.wlayout;
+  return weights;
+}
+
 } // namespace
 
 extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
@@ -90,6 +110,7 @@ extern const OpDeclaration kOpDeclaration = {KernelOp::RotateQuantGemm,
                                              /*fillDefaults=*/nullptr,
                                              validate,
                                              kDescription,
-                                             presetSpecs};
+                                             presetSpecs,
+                                             weightsRead};
 
 } // namespace mxf::rotate_quant_gemm

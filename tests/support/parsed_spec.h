@@ -4,6 +4,8 @@
 
 #include "spec/kernel_spec.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace mxf::testing {
@@ -16,6 +18,7 @@ inline KernelSpec parsed(const char *text) {
   EXPECT_TRUE(spec.ok()) << text << ": " << spec.error();
   return spec.ok() ? spec.value() : KernelSpec{};
 }
+inline KernelSpec parsed(const std::string &text) { return parsed(text.c_str()); }
 
 } // namespace mxf::testing
 
