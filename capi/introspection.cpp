@@ -11,7 +11,6 @@
 
 #include "abi/operands.h"
 #include "spec/buckets.h"
-#include "spec/prepared_weights.h"
 
 #include <cstring>
 #include <iterator>
@@ -204,28 +203,6 @@ mxf_status mxf_spec_get_selection(const char *spec, const char **argName) {
       return fail(MXF_ERROR_INVALID_ARGUMENT,
                   "mxf_spec_get_selection: invalid spec: " + parsed.error());
     *argName = mxf::selectionArgName(parsed.value());
-    return MXF_SUCCESS;
-  });
-}
-
-mxf_status mxf_spec_check_weights(const char *spec, const char *weightsSpec, int rotates) {
-  const char *function = "mxf_spec_check_weights";
-  return guarded(function, [&]() -> mxf_status {
-    if (!spec)
-      return nullArgument(function, "spec");
-    if (!weightsSpec)
-      return nullArgument(function, "weights_spec");
-    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
-    if (!parsed.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  std::string(function) + ": invalid spec: " + parsed.error());
-    mxf::Result<mxf::KernelSpec> weights = mxf::parseSpec(weightsSpec);
-    if (!weights.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  std::string(function) + ": invalid weights spec: " + weights.error());
-    mxf::Status matches = mxf::checkPreparedWeights(parsed.value(), weights.value(), rotates != 0);
-    if (!matches.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + matches.message());
     return MXF_SUCCESS;
   });
 }

@@ -17,7 +17,7 @@ Status checkPreparedWeights(const KernelSpec &spec, const KernelSpec &weights, b
     return Status::failure("weights are described by a quant_weight spec, not " +
                            printSpec(weights));
   const KernelSpec expected = declaration->weightsRead(selectedSpec(spec, rotates));
-  for (SK key : {SK::K, SK::N, SK::Fmt, SK::RS, SK::Rot, SK::Rconv, SK::Layout, SK::Wlayout}) {
+  for (SK key : kPreparedWeightKeys) {
     std::string have, want;
     spec_detail::appendSpecValue(have, weights, key);
     spec_detail::appendSpecValue(want, expected, key);

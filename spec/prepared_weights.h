@@ -15,16 +15,26 @@
 #define MXFORGE_SPEC_PREPARED_WEIGHTS_H
 
 #include "spec/kernel_spec.h"
+#include "spec/spec_keys.h"
 #include "support/status.h"
 
+#include <array>
+
 namespace mxf {
+
+/// The keys that decide what prepared weights' bytes mean, which a reader's
+/// spec must share with the weights' (a binding fills a GEMM's spec from a
+/// weight's descriptor with them: C API mxf_spec_weight_keys).
+inline constexpr std::array<spec_detail::SpecKey, 8> kPreparedWeightKeys = {
+    spec_detail::SpecKey::K,      spec_detail::SpecKey::N,   spec_detail::SpecKey::Fmt,
+    spec_detail::SpecKey::RS,     spec_detail::SpecKey::Rot, spec_detail::SpecKey::Rconv,
+    spec_detail::SpecKey::Layout, spec_detail::SpecKey::Wlayout};
 
 /// Whether weights made with `weights` (a quant_weight spec) are the ones a
 /// launch of `spec` reads; `rotates` says whether that launch rotates (a
 /// select=flag|mask launch that does not reads weights made at RS=0). The
-/// keys compared are those that decide the bytes' meaning: K, N, fmt, RS,
-/// rot, rconv, layout, wlayout (the scale rule and rounding only chose the
-/// values, which any reader reads alike). A refusal names the first key
+/// keys compared are kPreparedWeightKeys (the scale rule and rounding only
+/// chose the values, which any reader reads alike). A refusal names the first key
 /// that differs with both values, and both specs.
 Status checkPreparedWeights(const KernelSpec &spec, const KernelSpec &weights, bool rotates);
 

@@ -433,6 +433,19 @@ MXF_API mxf_status mxf_spec_get_selection(const char *spec, const char **arg_nam
  * (K, N, fmt, RS, rot, rconv, layout, wlayout) with both values. */
 MXF_API mxf_status mxf_spec_check_weights(const char *spec, const char *weights_spec,
                                           int rotates);
+/* The keys mxf_spec_check_weights compares (*names: static strings; *count
+ * of them): a binding fills a reader's spec from a weight's with them. */
+MXF_API mxf_status mxf_spec_weight_keys(const char *const **names, size_t *count);
+/* Moves prepared weights between layouts (C API 1.8), as engines shuffle at
+ * load time after splitting a plain checkpoint: `q` and `s` are what
+ * quant_weight wrote for `weights_spec`; `q_out` and `s_out` receive exactly
+ * what it writes for `target_spec`, which may differ from it in layout and
+ * wlayout only (plain <-> a4w4_shuffle scales, plain <-> preshuffle_16x16
+ * fp4 codes or w6a16_16x128 fp6 codes). Every size must be exact. */
+MXF_API mxf_status mxf_relayout_weights(const char *weights_spec, const char *target_spec,
+                                        const void *q, size_t q_bytes, const void *s,
+                                        size_t s_bytes, void *q_out, size_t q_out_bytes,
+                                        void *s_out, size_t s_out_bytes);
 
 /*===--- The ops' interfaces (C API 1.6) ---------------------------------===*/
 

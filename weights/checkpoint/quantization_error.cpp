@@ -2,6 +2,8 @@
 
 #include "weights/checkpoint/quantization_error.h"
 
+#include "weights/weight_layouts.h"
+
 #include "numerics/formats.h"
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
@@ -51,19 +53,20 @@ std::vector<double> blockMatrix(const RotateQuantProblem &p, const uint16_t *rot
 QuantizationError measureQuantization(const RotateQuantProblem &p, WeightLayout weightLayout,
                                       const uint16_t *w, size_t n, const uint16_t *rotation,
                                       const uint8_t *codes, const uint8_t *scales) {
-  const size_t k = p.k, cols = k / kMxBlock, rowBytes = packedBytes(p.quant.format, k);
+  const size_t k = p.k, cols = k / kMxBlock;
   QuantizedRows rows;
   rows.rows = n;
   rows.k = k;
   rows.format = p.quant.format;
-  rows.codes.assign(codes, codes + n * rowBytes);
-  if (weightLayout == WeightLayout::Preshuffle16x16)
-    rows.codes = unpreshuffleWeights16x16(codes, n, rowBytes).value();
-  else if (weightLayout == WeightLayout::W6A16Tile16x128)
-    rows.codes = untileWeightsW6A16(codes, n, k).value();
-  rows.scales = p.scaleLayout == ScaleLayout::Plain
-                    ? std::vector<uint8_t>(scales, scales + n * cols)
-                    : unshuffleScalesA4W4(scales, n, cols, kA4W4RowPadding);
+  // The bytes were just written in these layouts, so the sizes hold.
+  const WeightPlacement written{weightLayout, p.scaleLayout};
+  const std::pair<size_t, size_t> bytes =
+      placedWeightBytes(n, k, p.quant.format, written).value();
+  PlacedWeights plain = relayoutWeights(n, k, p.quant.format, written, WeightPlacement{}, codes,
+                                        bytes.first, scales, bytes.second)
+                            .value();
+  rows.codes = std::move(plain.codes);
+  rows.scales = std::move(plain.scales);
   const std::vector<float> deq = dequantizeRows(rows);
   const double maxValue = formatInfo(p.quant.format).maxValue;
 
