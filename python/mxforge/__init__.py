@@ -21,7 +21,8 @@ from .reference import reference
 from .calibration import calibrate, Calibration, LayerCalibration
 from .inspection import inspect
 from .checkpoints import quantize_checkpoint, CheckpointReport
-from .quantized_weights import read_quantized_weight, QuantizedWeight
+from .quantized_weights import (read_quantized_weight, QuantizedWeight, prepare_weight,
+                                relayout_weight, shuffle_weight, rotation_fingerprint)
 from .prepared import prepare, PreparedOp
 from ._runner import KernelRun
 from ._library import library_path

@@ -225,6 +225,9 @@ _PROTOTYPES = {
     "mxf_spec_bucket_for": (_status, [_c.c_int, _c.POINTER(_c.c_int)]),
     "mxf_spec_get_selection": (_status, [_char_p, _c.POINTER(_char_p)]),
     "mxf_spec_check_weights": (_status, [_c.c_char_p, _c.c_char_p, _c.c_int]),  # C API 1.8
+    "mxf_spec_weight_keys": (_status, [_c.POINTER(_c.POINTER(_char_p)), _c.POINTER(_size)]),
+    "mxf_relayout_weights": (_status, [_c.c_char_p, _c.c_char_p, _vp, _size, _vp, _size, _vp,
+                                       _size, _vp, _size]),  # C API 1.8
     # C API 1.6: each op's interface, read instead of restated.
     "mxf_op_count": (_status, [_c.POINTER(_size)]),
     "mxf_op_get_info": (_status, [_size, _c.POINTER(OpInfo)]),

@@ -30,6 +30,16 @@ def spec_keys():
 
 
 @functools.lru_cache(maxsize=None)
+def weight_keys():
+    """The keys a reader of prepared weights shares with the weights' spec
+    (mxf_spec_weight_keys: what mxf_spec_check_weights compares)."""
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    count = ctypes.c_size_t()
+    _lib.check(_lib.lib().mxf_spec_weight_keys(ctypes.byref(names), ctypes.byref(count)))
+    return tuple(names[i].decode() for i in range(count.value))
+
+
+@functools.lru_cache(maxsize=None)
 def _key_by_lower():
     return {key.lower(): key for key in spec_keys()}
 
@@ -132,13 +142,18 @@ def with_bucket(canonical_text, bucket):
     return f"{op}:" + ",".join(items)
 
 
-def spec_value(canonical_text, wanted):
-    """The integer value of key `wanted` of a canonical spec."""
+def spec_text_value(canonical_text, wanted):
+    """The value of key `wanted` of a canonical spec, as written there."""
     for item in canonical_text.partition(":")[2].split(","):
         key, _, value = item.partition("=")
         if key == wanted:
-            return int(value)
+            return value
     raise errors.InternalError(f"{canonical_text} has no {wanted}")
+
+
+def spec_value(canonical_text, wanted):
+    """The integer value of key `wanted` of a canonical spec."""
+    return int(spec_text_value(canonical_text, wanted))
 
 
 def spec_rows(canonical_text):

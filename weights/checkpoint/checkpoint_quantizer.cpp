@@ -23,6 +23,7 @@
 #include "support/file_io.h"
 #include "support/output_files.h"
 #include "support/printable.h"
+#include "support/sha256.h"
 #include "support/version.h"
 #include "weights/checkpoint/layer_mask.h"
 #include "weights/checkpoint/quantization_error.h"
@@ -411,6 +412,11 @@ Result<StagedFile> buildShard(const QuantizeOptions &options, const Shard &shard
     planned.push_back({t.name, "U8", {n, s.sizes.codeBytes / n}});
     planned.push_back({s.scaleName, "U8", {s.sizes.scaleShape.rows, s.sizes.scaleShape.cols}});
     metadata.emplace_back("mxforge.spec." + t.name, printSpec(s.spec));
+    // A learned R is not in the spec: its fingerprint lets a reader check
+    // that the GEMM rotates x by the R the weights carry (docs/loaders.md).
+    if (const uint16_t *r = s.learnedRotation(rotation))
+      metadata.emplace_back("mxforge.rotation_sha256." + t.name,
+                            sha256(r, rotation.size() * sizeof(uint16_t)).hex());
   }
   Result<weights::SafetensorsPlan> plan = weights::planSafetensors(planned, metadata);
   if (!plan.ok())
