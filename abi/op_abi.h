@@ -58,15 +58,6 @@ struct RowExtent {
   }
 };
 
-template <typename T> struct Span {
-  const T *data = nullptr;
-  size_t count = 0;
-  const T *begin() const { return data; }
-  const T *end() const { return data + count; }
-};
-template <typename T, size_t Count> constexpr Span<T> spanOf(const T (&items)[Count]) {
-  return {items, Count};
-}
 
 struct OpAbi {
   KernelOp op;

@@ -173,15 +173,13 @@ std::vector<ScalarArg> kernelScalarArgs(const KernelSpec &spec) {
   return args;
 }
 
-std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec) {
+Span<ValueArg> kernelValueArgs(const KernelSpec &spec) {
   const OpAbi *abi = opAbi(spec.op);
-  if (!abi)
-    return {};
-  return std::vector<ValueArg>(abi->values.begin(), abi->values.end());
+  return abi ? abi->values : Span<ValueArg>{};
 }
 
 Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values) {
-  const std::vector<ValueArg> declared = kernelValueArgs(spec);
+  const Span<ValueArg> declared = kernelValueArgs(spec);
   for (const auto &[name, value] : values) {
     bool known = false;
     for (const ValueArg &arg : declared)

@@ -18,6 +18,7 @@
 #define MXFORGE_ABI_OPERANDS_H
 
 #include "abi/launch_record.h"
+#include "abi/span.h"
 #include "abi/versions.h"
 #include "support/status.h"
 #include "spec/kernel_spec.h"
@@ -99,8 +100,9 @@ struct ValueArg {
 /// no other.
 using LaunchValues = std::map<std::string, double>;
 
-/// The op's values, in argument order (empty for most ops).
-std::vector<ValueArg> kernelValueArgs(const KernelSpec &spec);
+/// The op's values, in argument order (empty for most ops): a view of its
+/// declaration, so that a launch reads them without allocating.
+Span<ValueArg> kernelValueArgs(const KernelSpec &spec);
 /// Whether `values` holds exactly the op's values, each one it accepts; the
 /// message names the missing, unknown or refused value.
 Status checkLaunchValues(const KernelSpec &spec, const LaunchValues &values);
