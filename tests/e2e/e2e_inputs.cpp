@@ -446,4 +446,14 @@ SelectionInputs drawSelection(const KernelSpec &spec, bool rotate, std::mt19937_
   return drawn;
 }
 
+std::vector<uint16_t> stridedRows(const std::vector<uint16_t> &dense, size_t rows, size_t cols,
+                                  size_t stride) {
+  std::vector<uint16_t> out((rows - 1) * stride + cols);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = uint16_t(0x7FC1 + i % 7);
+  for (size_t row = 0; row < rows; ++row)
+    std::copy_n(dense.begin() + long(row * cols), cols, out.begin() + long(row * stride));
+  return out;
+}
+
 } // namespace mxf::e2e

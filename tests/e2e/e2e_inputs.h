@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <vector>
@@ -79,6 +80,20 @@ SelectionInputs drawSelection(const KernelSpec &spec, bool rotate, std::mt19937_
 
 /// A per-run random engine derived from the test's seed and the run's index.
 std::mt19937_64 runEngine(uint64_t seed, uint64_t run);
+
+/// The bytes of `values`, as a launch's host arrays hold them.
+template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  if (!bytes.empty())
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+/// The [rows, cols] bf16 rows of `dense` `stride` elements apart, as a
+/// kernel reads a view into wider rows: the gaps hold bf16 NaNs, which would
+/// reach the outputs if the kernel ever read them.
+std::vector<uint16_t> stridedRows(const std::vector<uint16_t> &dense, size_t rows, size_t cols,
+                                  size_t stride);
 
 } // namespace mxf::e2e
 

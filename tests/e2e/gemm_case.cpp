@@ -20,24 +20,6 @@ namespace {
 
 constexpr size_t kSampledWorkgroups = 8;
 
-template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-/// x as the kernel sees it: rows `stride` apart, the gaps bf16 NaNs that
-/// would reach y if the kernel ever read them.
-std::vector<uint16_t> stridedRows(const std::vector<uint16_t> &dense, size_t rows, size_t cols,
-                                  size_t stride) {
-  std::vector<uint16_t> out((rows - 1) * stride + cols);
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = uint16_t(0x7FC1 + i % 7);
-  for (size_t row = 0; row < rows; ++row)
-    std::copy_n(dense.begin() + row * cols, cols, out.begin() + row * stride);
-  return out;
-}
-
 } // namespace
 
 ColumnSample gemmColumnSample(const KernelSpec &spec, uint64_t seed) {

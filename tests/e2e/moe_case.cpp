@@ -19,13 +19,6 @@
 namespace mxf::e2e {
 namespace {
 
-template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!bytes.empty())
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 /// topk distinct experts out of the first `pool` ones (partial Fisher-Yates).
 void drawDistinct(std::mt19937_64 &rng, int pool, int topk, int32_t *out) {
   std::vector<int32_t> experts(static_cast<size_t>(pool));

@@ -14,16 +14,6 @@
 #include <iterator>
 
 namespace mxf::e2e {
-namespace {
-
-template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-} // namespace
-
 NormInputs drawNormInputs(const KernelSpec &spec, int m, size_t base, bool rotate,
                           std::mt19937_64 &rng) {
   NormInputs in;
@@ -63,17 +53,9 @@ NormInputs drawNormInputs(const KernelSpec &spec, int m, size_t base, bool rotat
 
 namespace {
 
-/// `rows` dense rows of `k` at `stride` (0: dense), the gaps holding bf16 NaNs.
-std::vector<uint8_t> stridedRows(const std::vector<uint16_t> &dense, size_t k, int64_t stride) {
-  if (stride == 0)
-    return bytesOf(dense);
-  const size_t rows = dense.size() / k;
-  std::vector<uint16_t> out((rows - 1) * size_t(stride) + k);
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = uint16_t(0x7FC1 + i % 7);
-  for (size_t row = 0; row < rows; ++row)
-    std::copy_n(dense.begin() + long(row * k), k, out.begin() + long(row * size_t(stride)));
-  return bytesOf(out);
+/// `dense` rows of `k` at `stride` (0: dense) as the launch's bytes.
+std::vector<uint8_t> rowBytes(const std::vector<uint16_t> &dense, size_t k, int64_t stride) {
+  return bytesOf(stride ? stridedRows(dense, dense.size() / k, k, size_t(stride)) : dense);
 }
 
 } // namespace
@@ -107,13 +89,13 @@ Result<runtime::SpecLaunch> launchNorm(const CodeObject &code, const KernelSpec 
                                        uint8_t poison, const LaunchValues *launchValues) {
   // x and the residual at their row strides, the gaps holding NaNs.
   const size_t k = size_t(spec.K);
-  runtime::HostArrays strided{{"x", stridedRows(in.x, k, in.xStride)}};
+  runtime::HostArrays strided{{"x", rowBytes(in.x, k, in.xStride)}};
   runtime::SpecLaunchOptions options;
   options.values = launchValues ? *launchValues : LaunchValues{{"eps", in.eps}};
   if (in.xStride)
     options.rowStrides["x"] = in.xStride;
   if (spec.add && !in.residual.empty()) {
-    strided["residual"] = stridedRows(in.residual, k, in.residualStride);
+    strided["residual"] = rowBytes(in.residual, k, in.residualStride);
     if (in.residualStride)
       options.rowStrides["residual"] = in.residualStride;
   }
