@@ -228,4 +228,12 @@ std::string currentTestName() {
   return std::string(info->test_suite_name()) + "." + info->name();
 }
 
+Result<CodeObject> compileMatrixSpec(const KernelSpec &spec) {
+  std::printf("[ spec     ] %s\n", printSpec(spec).c_str());
+  Result<CodeObject> code = compileSpec(spec, CompileOptions());
+  if (code.ok())
+    EXPECT_EQ(code.value().kernel.scratchBytes, 0u) << printSpec(spec);
+  return code;
+}
+
 } // namespace mxf::e2e

@@ -99,6 +99,10 @@ std::string matrixTestName(const KernelSpec &spec, size_t index);
 /// (testing::testSeed) and what a replay line names.
 std::string currentTestName();
 
+/// A matrix case's start: prints the spec's line, compiles it in process
+/// and expects no scratch (a gtest failure naming the spec otherwise).
+Result<CodeObject> compileMatrixSpec(const KernelSpec &spec);
+
 } // namespace mxf::e2e
 
 #endif // MXFORGE_TESTS_E2E_E2E_RUNNER_H

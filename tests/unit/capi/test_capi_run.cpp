@@ -481,19 +481,22 @@ TEST(CApiRun, SelectiveRotationLaunchesAndRefusals) {
         << testing::lastError();
     EXPECT_EQ(poisonAndRead(true), mask[layer] ? rotated : unrotated) << "layer " << layer;
   }
-  // An engine's packed launch carries the layer after the row strides.
+  // An engine's packed launch carries the layer after the row strides; it
+  // is packed by the selection's form, then by the values form (C API 1.7).
   mxf_launch_params params;
   std::vector<uint8_t> kernarg(512);
-  ASSERT_EQ(mxf_kernel_launch_params_selected(kernel, m, buffers, nullptr, 4, 3, kernarg.data(),
-                                              kernarg.size(), &params),
-            MXF_SUCCESS)
-      << testing::lastError();
-  poisonAndRead(false);
-  ASSERT_EQ(mxf_launch_packed(context.get(), kernel, &params, kernarg.data(),
-                              params.kernarg_bytes, nullptr),
-            MXF_SUCCESS)
-      << testing::lastError();
-  EXPECT_EQ(poisonAndRead(true), rotated);
+  auto launchPacked = [&](mxf_status packed, int32_t layer) {
+    ASSERT_EQ(packed, MXF_SUCCESS) << testing::lastError();
+    poisonAndRead(false);
+    ASSERT_EQ(mxf_launch_packed(context.get(), kernel, &params, kernarg.data(),
+                                params.kernarg_bytes, nullptr),
+              MXF_SUCCESS)
+        << testing::lastError();
+    EXPECT_EQ(poisonAndRead(true), mask[layer] ? rotated : unrotated) << "layer " << layer;
+  };
+  launchPacked(mxf_kernel_launch_params_selected(kernel, m, buffers, nullptr, 4, 3,
+                                                 kernarg.data(), kernarg.size(), &params),
+               3);
   // The values form (C API 1.7) takes the selection by its name.
   for (int32_t layer : {0, 3}) {
     const mxf_value values[] = {{"layer", double(layer)}};
@@ -505,16 +508,9 @@ TEST(CApiRun, SelectiveRotationLaunchesAndRefusals) {
   }
   {
     const mxf_value values[] = {{"layer", 0}};
-    ASSERT_EQ(mxf_kernel_launch_params_values(kernel, m, buffers, nullptr, 4, values, 1,
-                                              kernarg.data(), kernarg.size(), &params),
-              MXF_SUCCESS)
-        << testing::lastError();
-    poisonAndRead(false);
-    ASSERT_EQ(mxf_launch_packed(context.get(), kernel, &params, kernarg.data(),
-                                params.kernarg_bytes, nullptr),
-              MXF_SUCCESS)
-        << testing::lastError();
-    EXPECT_EQ(poisonAndRead(true), mask[0] ? rotated : unrotated);
+    launchPacked(mxf_kernel_launch_params_values(kernel, m, buffers, nullptr, 4, values, 1,
+                                                 kernarg.data(), kernarg.size(), &params),
+                 0);
   }
 
   // Refusals, each before anything runs (the outputs keep their poison).
