@@ -9,6 +9,7 @@
 
 #include "capi/capi_internal.h"
 
+#include "spec/expected_keys.h"
 #include "spec/kernel_spec.h"
 #include "spec/prepared_weights.h"
 #include "weights/weight_layouts.h"
@@ -49,6 +50,23 @@ mxf_status mxf_spec_check_weights(const char *spec, const char *weightsSpec, int
     if (!weights.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, weights.error());
     mxf::Status matches = mxf::checkPreparedWeights(parsed.value(), weights.value(), rotates != 0);
+    if (!matches.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + matches.message());
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_spec_check_keys(const char *spec, const char *expected) {
+  const char *function = "mxf_spec_check_keys";
+  return guarded(function, [&]() -> mxf_status {
+    if (!spec)
+      return nullArgument(function, "spec");
+    if (!expected)
+      return nullArgument(function, "expected");
+    mxf::Result<mxf::KernelSpec> parsed = parsedSpec(function, "spec", spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT, parsed.error());
+    mxf::Status matches = mxf::checkSpecKeys(parsed.value(), expected);
     if (!matches.ok())
       return fail(MXF_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + matches.message());
     return MXF_SUCCESS;

@@ -433,6 +433,12 @@ MXF_API mxf_status mxf_spec_get_selection(const char *spec, const char **arg_nam
  * (K, N, fmt, RS, rot, rconv, layout, wlayout) with both values. */
 MXF_API mxf_status mxf_spec_check_weights(const char *spec, const char *weights_spec,
                                           int rotates);
+/* What the reader of a kernel's outputs was built for (C API 1.8): whether
+ * `spec` has every value `expected` names, e.g. "block=32,E=256,
+ * layout=a4w4_shuffle" for the MoE GEMM that reads rotate_quant_moe's
+ * sorted outputs. MXF_ERROR_INVALID_ARGUMENT names the key with both values
+ * (or the expected key or value that is not one). docs/loaders.md. */
+MXF_API mxf_status mxf_spec_check_keys(const char *spec, const char *expected);
 /* The keys mxf_spec_check_weights compares (*names: static strings; *count
  * of them): a binding fills a reader's spec from a weight's with them. */
 MXF_API mxf_status mxf_spec_weight_keys(const char *const **names, size_t *count);

@@ -14,7 +14,7 @@ from .errors import (Error, LibraryNotFoundError, SpecError, ArgumentError, Argu
                      NotFoundError, CompileError, BundleError, LaunchError, DeviceError,
                      VersionError, InternalError)
 from .families import FAMILIES, OpResult, available_ops
-from .specs import canonical_spec, operands, Operand
+from .specs import canonical_spec, operands, Operand, check_spec
 from .startup import (load_bundle, compile, kernels, cache_info, mark_startup_done, Kernel,
                       CacheInfo, CompileResult)
 from .reference import reference

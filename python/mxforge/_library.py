@@ -225,6 +225,7 @@ _PROTOTYPES = {
     "mxf_spec_bucket_for": (_status, [_c.c_int, _c.POINTER(_c.c_int)]),
     "mxf_spec_get_selection": (_status, [_char_p, _c.POINTER(_char_p)]),
     "mxf_spec_check_weights": (_status, [_c.c_char_p, _c.c_char_p, _c.c_int]),  # C API 1.8
+    "mxf_spec_check_keys": (_status, [_c.c_char_p, _c.c_char_p]),  # C API 1.8
     "mxf_spec_weight_keys": (_status, [_c.POINTER(_c.POINTER(_char_p)), _c.POINTER(_size)]),
     "mxf_relayout_weights": (_status, [_c.c_char_p, _c.c_char_p, _vp, _size, _vp, _size, _vp,
                                        _size, _vp, _size]),  # C API 1.8

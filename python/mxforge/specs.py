@@ -39,6 +39,29 @@ def weight_keys():
     return tuple(names[i].decode() for i in range(count.value))
 
 
+def check_spec(spec, **expected):
+    """Refuses (mxforge.ArgumentError naming the key and both values) a
+    kernel whose spec differs from what the reader of its outputs was built
+    for: ``check_spec(result.spec, block=32, e=256, layout="a4w4_shuffle")``
+    before handing rotate_quant_moe's sorted outputs to a MoE GEMM
+    (mxf_spec_check_keys). `spec`: a spec text or an op's result (its .spec);
+    keywords as for the op's function."""
+    text = getattr(spec, "spec", spec)
+    if not isinstance(text, str):
+        raise errors.ArgumentTypeError(
+            f"check_spec() takes a spec or an op's result, got {type(spec).__name__}")
+    items = []
+    for keyword, value in expected.items():
+        key = _key_by_lower().get(keyword.lower(), keyword)
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise errors.ArgumentTypeError(
+                f"check_spec(): {keyword} must be an int or a str, got {type(value).__name__}")
+        items.append(f"{key}={value}")
+    _lib.check(_lib.lib().mxf_spec_check_keys(
+        _lib.c_string(text, "the spec", errors.SpecError),
+        _lib.c_string(",".join(items), "the expected keys")), errors.ArgumentError)
+
+
 @functools.lru_cache(maxsize=None)
 def _key_by_lower():
     return {key.lower(): key for key in spec_keys()}

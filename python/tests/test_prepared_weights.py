@@ -127,3 +127,35 @@ def test_a_learned_rotation_is_checked_by_its_fingerprint(rng, tmp_path):
     assert read.q.tobytes() == prepared.q.tobytes() and read.s.tobytes() == prepared.s.tobytes()
     with pytest.raises(mxforge.ArgumentError, match="not the rotation"):
         read.gemm(x, r=other)
+
+
+def test_moe_outputs_are_checked_against_their_reader(rng):
+    """The MoE front end's outputs go to an engine's MoE GEMM built for one
+    layout, block and E. With K/32 a multiple of 8 and the capacity one of
+    32, plain and shuffled scales have the same shape, so a front end of the
+    other layout would be read wrong with no error (the negative control
+    below shows it); check_spec refuses it naming both values, and the same
+    for block and E."""
+    k, topk, e, m = 256, 2, 8, 40
+    x = random_x(rng, m, k)
+    gen = np.random.default_rng(rng.randrange(2**63))
+    ids = np.stack([gen.permutation(e)[:topk] for _ in range(m)]).astype(np.int32)
+    w = np.full((m, topk), 0.5, dtype=np.float32)
+    keys = dict(k=k, topk=topk, e=e, block=32)
+    plain = mxforge.rotate_quant_moe(x, ids, w, layout="plain", **keys)
+    shuffled = mxforge.rotate_quant_moe(x, ids, w, layout="a4w4_shuffle", **keys)
+    if np.asarray(plain.s).shape == np.asarray(shuffled.s).shape:
+        assert np.asarray(plain.s).tobytes() != np.asarray(shuffled.s).tobytes()
+    reader = dict(layout="a4w4_shuffle", block=32, e=e)
+    mxforge.check_spec(shuffled, **reader)
+    with pytest.raises(mxforge.ArgumentError,
+                       match="writes layout=plain, the reader expects layout=a4w4_shuffle"):
+        mxforge.check_spec(plain, **reader)
+    with pytest.raises(mxforge.ArgumentError, match="writes block=32, the reader expects block=64"):
+        mxforge.check_spec(shuffled, **dict(reader, block=64))
+    with pytest.raises(mxforge.ArgumentError, match="writes E=8, the reader expects E=256"):
+        mxforge.check_spec(shuffled.spec, **dict(reader, e=256))
+    with pytest.raises(mxforge.ArgumentError, match="has no key N"):
+        mxforge.check_spec(shuffled, n=3)
+    with pytest.raises(mxforge.ArgumentTypeError, match="takes a spec or an op's result"):
+        mxforge.check_spec(3, block=32)

@@ -4,9 +4,12 @@
 // wrong y with no error when unchecked), the same class of mistakes for
 // other keys, and selective launches: for each, the refusal names the key
 // with both values; the weights rotate_quant_gemm declares it reads pass.
+// And checkSpecKeys, the same check for the reader of any op's outputs (the
+// MoE GEMM after rotate_quant_moe: layout, block, E).
 //
 //===----------------------------------------------------------------------===//
 
+#include "spec/expected_keys.h"
 #include "spec/op_declaration.h"
 #include "spec/prepared_weights.h"
 #include "spec/reference_problem.h"
@@ -100,6 +103,30 @@ TEST(PreparedWeights, OnlyOpsThatReadWeightsAndOnlyWeightSpecs) {
                 "rotate_quant reads no prepared weights");
   expectRefused("rotate_quant_gemm:K=512,N=64,RS=0", "rotate_quant:K=512,RS=0", true,
                 "weights are described by a quant_weight spec");
+}
+
+} // namespace
+} // namespace mxf
+
+namespace mxf {
+namespace {
+
+TEST(ExpectedKeys, AReaderRefusesTheSpecItWasNotBuiltFor) {
+  const KernelSpec moe = testing::parsed("rotate_quant_moe:K=256,topk=8,E=256,block=32,M=64");
+  EXPECT_TRUE(checkSpecKeys(moe, "block=32,E=256,layout=a4w4_shuffle").ok());
+  EXPECT_FALSE(checkSpecKeys(moe, "").ok()); // an empty item is no key=value
+  auto refused = [&](const char *expected, const char *message) {
+    Status status = checkSpecKeys(moe, expected);
+    ASSERT_FALSE(status.ok()) << expected;
+    EXPECT_NE(status.message().find(message), std::string::npos) << status.message();
+  };
+  refused("layout=plain", "writes layout=a4w4_shuffle, the reader expects layout=plain");
+  refused("block=64", "writes block=32, the reader expects block=64");
+  refused("E=128,block=32", "writes E=256, the reader expects E=128");
+  refused("N=64", "rotate_quant_moe has no key N");
+  refused("colour=red", "no spec key 'colour'");
+  refused("block=48", "expected 'block=48': ");
+  refused("block", "give key=value");
 }
 
 } // namespace
