@@ -58,6 +58,10 @@ class QuantizedWeight:
         return (f"QuantizedWeight(name={self.name!r}, spec={self.spec!r}, q={list(self.q.shape)}, "
                 f"s={list(self.s.shape)})")
 
+    def _called(self):
+        """How messages name these weights."""
+        return f"weight {self.name!r}" if self.name else "the weights"
+
     def check_for(self, gemm_spec, rotates=True, r=None):
         """Refuses (mxforge.ArgumentError naming both values) a
         rotate_quant_gemm spec these weights were not made for. `rotates`:
@@ -71,12 +75,12 @@ class QuantizedWeight:
             _lib.c_string(gemm_spec, "the spec", errors.SpecError),
             _lib.c_string(self.spec, "the weights' spec", errors.SpecError), int(rotates))
         if status != 0:
-            raise errors.ArgumentError(f"weight {self.name!r}: {_lib.last_error()}")
+            raise errors.ArgumentError(f"{self._called()}: {_lib.last_error()}")
         if rotates and r is not None and self.rotation_sha256 is not None:
             given = rotation_fingerprint(r)
             if given != self.rotation_sha256:
                 raise errors.ArgumentError(
-                    f"weight {self.name!r} carries the learned R with sha256 "
+                    f"{self._called()}: quantized with the learned R of sha256 "
                     f"{self.rotation_sha256[:16]}..., the launch's r has "
                     f"{given[:16]}...: not the rotation the weights were quantized with")
 
