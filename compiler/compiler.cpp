@@ -9,6 +9,7 @@
 
 #include "compiler/compiler.h"
 
+#include "abi/operands.h"
 #include "codeobj/hsaco_reader.h"
 #include "compiler/dump.h"
 #include "compiler/frontend.h"
@@ -243,7 +244,8 @@ std::string printModule(mlir::ModuleOp module) {
 Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &options,
                              const std::string &specText, const compiler::Lowering &lowering,
                              DiagnosticCollector &diagnostics,
-                             const LaunchRecord *launch = nullptr) {
+                             const LaunchRecord *launch = nullptr,
+                             const std::vector<std::string> *argumentNames = nullptr) {
   CompileStage stop = CompileStage::Hsaco;
   if (Status valid = validateOptions(options, stop); !valid.ok())
     return Result<CodeObject>::failure(valid.message());
@@ -303,6 +305,7 @@ Result<CodeObject> runStages(mlir::ModuleOp module, const CompileOptions &option
   serializeOptions.diagnosticStream = options.diagnosticStream;
   serializeOptions.freshCodeGenPipeline = options.freshCodeGenPipeline;
   serializeOptions.launchRecord = launch;
+  serializeOptions.argumentNames = argumentNames;
   compiler::SerializeOutput serialized;
   if (Status status = compiler::serializeGpuModule(module, serializeOptions, serialized);
       !status.ok())
@@ -477,8 +480,15 @@ Result<CodeObject> compileSpec(const KernelSpec &spec, const CompileOptions &opt
     return stageFailure(CompileStage::Mxf, specText,
                         "building the mxf module failed: " + built.message(), &diagnostics);
   const LaunchRecord launch = family->rules.launchRecord(codeSpec);
-  Result<CodeObject> compiled =
-      runStages(module.get(), options, specText, templateLowering(), diagnostics, &launch);
+  // The arguments abi/operands.h declares, in order: the code object's
+  // metadata names them.
+  std::vector<std::string> argumentNames;
+  for (const KernelOperand &operand : kernelOperands(codeSpec))
+    argumentNames.push_back(operand.name);
+  for (const ScalarArg &scalar : kernelScalarArgs(codeSpec))
+    argumentNames.push_back(scalar.name);
+  Result<CodeObject> compiled = runStages(module.get(), options, specText, templateLowering(),
+                                          diagnostics, &launch, &argumentNames);
   if (!compiled.ok() || stop != CompileStage::Hsaco)
     return compiled;
   CodeObject &code = compiled.value();

@@ -179,6 +179,23 @@ std::string launchRecordAssembly(const LaunchRecord &record) {
   return text + "\n.popsection";
 }
 
+/// Names the kernel's IR arguments, which the AMDGPU metadata streamer
+/// writes as each argument's `.name`. The ABI and the template declare the
+/// same arguments; a count that differs is an internal error, not a guess.
+Status nameKernelArguments(llvm::Module &module, const std::vector<std::string> &names) {
+  for (llvm::Function &function : module) {
+    if (function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
+      continue;
+    if (function.arg_size() != names.size())
+      return Status::failure("internal error: kernel " + function.getName().str() + " has " +
+                             std::to_string(function.arg_size()) +
+                             " arguments, the ABI declares " + std::to_string(names.size()));
+    for (size_t i = 0; i < names.size(); ++i)
+      function.getArg(unsigned(i))->setName(names[i]);
+  }
+  return Status::success();
+}
+
 void runO3(llvm::TargetMachine &tm, llvm::Module &module) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -305,6 +322,9 @@ Status serializeGpuModule(mlir::ModuleOp module, const SerializeOptions &options
                             options.codeObjectVersion * 100);
   if (options.launchRecord)
     llvmModule->appendModuleInlineAsm(launchRecordAssembly(*options.launchRecord));
+  if (options.argumentNames)
+    if (Status named = nameKernelArguments(*llvmModule, *options.argumentNames); !named.ok())
+      return named;
 
   StageDumper *dumper = options.dumper && options.dumper->active() ? options.dumper : nullptr;
   auto printModule = [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); };

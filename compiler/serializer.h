@@ -53,6 +53,11 @@ struct SerializeOptions {
   /// Embedded in the code object's kLaunchRecordSection when set (a spec's
   /// compile); `compile --input` has none.
   const LaunchRecord *launchRecord = nullptr;
+  /// The kernel's explicit arguments' names in order (abi/operands.h), given
+  /// to the LLVM IR arguments so that the code object's metadata carries
+  /// them (`.name`: what `mxforge inspect` and other readers show); null
+  /// for `compile --input`.
+  const std::vector<std::string> *argumentNames = nullptr;
 };
 
 struct SerializeOutput {
