@@ -96,9 +96,7 @@ class QuantizedWeight:
         gemm = families.FAMILIES[_GEMM_OP]
         if spec is None:
             given = {key.lower() for key in keys}
-            # Canonical text leaves a key out at its default (rconv=xr).
-            written = dict(item.partition("=")[::2]
-                           for item in self.spec.partition(":")[2].split(","))
+            written = specs.spec_items(self.spec)
             for key in specs.weight_keys():
                 if key.lower() not in given and key in written:
                     value = written[key]
@@ -138,15 +136,12 @@ def _launch_rotates(rotate, layer, layer_mask):
 
 
 def _with_layouts(spec, wlayout, layout):
-    items = []
-    for item in spec.partition(":")[2].split(","):
-        key, _, value = item.partition("=")
-        if key == "wlayout" and wlayout is not None:
-            value = wlayout
-        if key == "layout" and layout is not None:
-            value = layout
-        items.append(f"{key}={value}")
-    return specs.canonical(spec.partition(":")[0] + ":" + ",".join(items))
+    items = specs.spec_items(spec)
+    for key, value in (("wlayout", wlayout), ("layout", layout)):
+        if value is not None:
+            items[key] = value
+    return specs.canonical(spec.partition(":")[0] + ":" +
+                           ",".join(f"{key}={value}" for key, value in items.items()))
 
 
 def relayout_weight(weight, wlayout=None, layout=None):

@@ -165,13 +165,18 @@ def with_bucket(canonical_text, bucket):
     return f"{op}:" + ",".join(items)
 
 
+def spec_items(canonical_text):
+    """{key: value as written} of a canonical spec (a key at a default the
+    canonical text leaves out, such as rconv=xr, is absent)."""
+    return dict(item.partition("=")[::2] for item in canonical_text.partition(":")[2].split(","))
+
+
 def spec_text_value(canonical_text, wanted):
     """The value of key `wanted` of a canonical spec, as written there."""
-    for item in canonical_text.partition(":")[2].split(","):
-        key, _, value = item.partition("=")
-        if key == wanted:
-            return value
-    raise errors.InternalError(f"{canonical_text} has no {wanted}")
+    value = spec_items(canonical_text).get(wanted)
+    if value is None:
+        raise errors.InternalError(f"{canonical_text} has no {wanted}")
+    return value
 
 
 def spec_value(canonical_text, wanted):

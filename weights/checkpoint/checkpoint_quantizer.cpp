@@ -775,6 +775,11 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
   if (Status s = selectTensors(options, shards, rotation, maskOrNull, selected); !s.ok())
     return s;
 
+  // Tensors quantized with the rotation (all of them without --layer-mask):
+  // the config's record and the summary say how many.
+  const size_t rotatedTensors = size_t(std::count_if(
+      selected.begin(), selected.end(), [](const Selected &s) { return s.spec.RS > 0; }));
+
   Result<ConfigPlan> config = planConfig(options, sharded);
   if (!config.ok())
     return config.status();
@@ -879,8 +884,7 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
     facts.layerMask = mask.value();
     facts.exclude = excludedModules(shards, selected);
     facts.quantizedTensors = selected.size();
-    facts.rotatedTensors = size_t(std::count_if(
-        selected.begin(), selected.end(), [](const Selected &s) { return s.spec.RS > 0; }));
+    facts.rotatedTensors = rotatedTensors;
     const std::string text = quantizedModelConfig(config.value().input, facts);
     Result<StagedFile> file = StagedFile::stage(config.value().outputPath, text.data(), text.size());
     if (!file.ok())
@@ -896,11 +900,10 @@ Status quantizeCheckpoint(const QuantizeOptions &options, const TextSink &out,
                        selected.size(), selected.size() == 1 ? "" : "s", double(quantBytes) / 2e6,
                        staged.size(), staged.size() == 1 ? "" : "s", options.out));
   if (mask.value()) {
-    const size_t rotated = size_t(std::count_if(
-        selected.begin(), selected.end(), [](const Selected &s) { return s.spec.RS > 0; }));
     say(out, fmt::format("--layer-mask: {} tensor{} with the rotation (layers {}), {} without\n",
-                         rotated, rotated == 1 ? "" : "s",
-                         layerList(mask.value()->rotatedLayers()), selected.size() - rotated));
+                         rotatedTensors, rotatedTensors == 1 ? "" : "s",
+                         layerList(mask.value()->rotatedLayers()),
+                         selected.size() - rotatedTensors));
   }
   if (!config.value().note.empty())
     say(out, config.value().note + "\n");
