@@ -83,11 +83,30 @@ Result<ElfImage> ElfImage::open(llvm::ArrayRef<uint8_t> bytes) {
     return version.status();
   image.codeObjectVersion_ = version.value();
   image.machine_ = header.e_flags & ELF::EF_AMDGPU_MACH;
+  image.flags_ = header.e_flags;
   // Fail now on a damaged section table, so later lookups can name what
   // they miss rather than repeat a table error.
   if (auto sections = image.elf().sections(); !sections)
     return fail<ElfImage>("malformed ELF section table: " + llvm::toString(sections.takeError()));
   return image;
+}
+
+std::string ElfImage::targetFromFlags() const {
+  if (machine_ != ELF::EF_AMDGPU_MACH_AMDGCN_GFX950)
+    return "";
+  // Code object v4+ feature fields: "any" leaves the feature out of the ID.
+  std::string target = "amdgcn-amd-amdhsa--gfx950";
+  switch (flags_ & ELF::EF_AMDGPU_FEATURE_SRAMECC_V4) {
+  case ELF::EF_AMDGPU_FEATURE_SRAMECC_ON_V4: target += ":sramecc+"; break;
+  case ELF::EF_AMDGPU_FEATURE_SRAMECC_OFF_V4: target += ":sramecc-"; break;
+  default: break;
+  }
+  switch (flags_ & ELF::EF_AMDGPU_FEATURE_XNACK_V4) {
+  case ELF::EF_AMDGPU_FEATURE_XNACK_ON_V4: target += ":xnack+"; break;
+  case ELF::EF_AMDGPU_FEATURE_XNACK_OFF_V4: target += ":xnack-"; break;
+  default: break;
+  }
+  return target;
 }
 
 Result<std::optional<llvm::ArrayRef<uint8_t>>> ElfImage::sectionNamed(llvm::StringRef name) const {
@@ -203,8 +222,12 @@ Result<SymbolBytes> ElfImage::findFunctionAt(uint64_t address) const {
       "of type FUNC at " + hex(address));
 }
 
+Result<llvm::ArrayRef<uint8_t>> ElfImage::bytesToSectionEnd(uint64_t address, bool code) const {
+  return bytesAt(address, UINT64_MAX, code, /*toSectionEnd=*/true);
+}
+
 Result<llvm::ArrayRef<uint8_t>> ElfImage::bytesAt(uint64_t address, uint64_t size,
-                                                  bool code) const {
+                                                  bool code, bool toSectionEnd) const {
   auto sections = elf().sections();
   if (!sections)
     return fail<llvm::ArrayRef<uint8_t>>(llvm::toString(sections.takeError()));
@@ -216,6 +239,8 @@ Result<llvm::ArrayRef<uint8_t>> ElfImage::bytesAt(uint64_t address, uint64_t siz
     if (code && !(section.sh_flags & ELF::SHF_EXECINSTR))
       return fail<llvm::ArrayRef<uint8_t>>("address " + hex(address) +
                                            " is in a section that is not executable");
+    if (toSectionEnd)
+      size = end - address;
     if (size > end - address)
       return fail<llvm::ArrayRef<uint8_t>>("[" + hex(address) + ", +" + llvm::Twine(size) +
                                            ") runs past the end of its section at " + hex(end));

@@ -43,6 +43,10 @@ public:
   unsigned codeObjectVersion() const { return codeObjectVersion_; }
   /// EF_AMDGPU_MACH_* of e_flags (0x04f for gfx950).
   unsigned machine() const { return machine_; }
+  /// The target ID the header's e_flags spell (machine, then the xnack and
+  /// sramecc settings where they are on or off), for code objects whose
+  /// metadata note names none; empty for a machine other than gfx950.
+  std::string targetFromFlags() const;
 
   /// The file bytes of the section named `name`, or an empty optional when
   /// there is none (the first one if the name repeats).
@@ -60,7 +64,10 @@ public:
 
   /// The file bytes of [address, address + size), which must lie inside one
   /// allocated section with contents (executable if `code`).
-  Result<llvm::ArrayRef<uint8_t>> bytesAt(uint64_t address, uint64_t size, bool code) const;
+  Result<llvm::ArrayRef<uint8_t>> bytesAt(uint64_t address, uint64_t size, bool code,
+                                          bool toSectionEnd = false) const;
+  /// The file bytes from `address` to the end of the section holding it.
+  Result<llvm::ArrayRef<uint8_t>> bytesToSectionEnd(uint64_t address, bool code) const;
 
 private:
   using ElfFile = llvm::object::ELFFile<llvm::object::ELF64LE>;
@@ -78,6 +85,7 @@ private:
   std::unique_ptr<llvm::object::ELF64LEObjectFile> object_;
   unsigned codeObjectVersion_ = 0;
   unsigned machine_ = 0;
+  unsigned flags_ = 0; // e_flags
 };
 
 } // namespace mxf::codeobj

@@ -16,8 +16,11 @@ namespace {
 std::string hex(uint64_t value) { return "0x" + llvm::utohexstr(value); }
 
 /// The descriptor's copies of the segment sizes are what the dispatcher
-/// uses; the note's are what the runtime uses. They must agree.
-Status checkAgainstNote(const KernelDescriptor &kd, const KernelInfo &info) {
+/// uses; the note's are what the runtime uses. They must agree, except that
+/// a kernarg size of 0 in the descriptor is one the assembler left unset
+/// (hand-written kernels such as AITER's f4gemm .co files): the note's then
+/// stands for both.
+Status checkAgainstNote(KernelDescriptor &kd, const KernelInfo &info) {
   auto mismatch = [&](const char *what, uint64_t inDescriptor, uint64_t inNote) {
     return Status::failure("kernel '" + info.name + "': the descriptor's " + what + " (" +
                            std::to_string(inDescriptor) + ") differs from the metadata's (" +
@@ -27,6 +30,8 @@ Status checkAgainstNote(const KernelDescriptor &kd, const KernelInfo &info) {
     return mismatch("group segment size", kd.groupSegmentFixedSize, info.ldsBytes);
   if (kd.privateSegmentFixedSize != info.scratchBytes)
     return mismatch("private segment size", kd.privateSegmentFixedSize, info.scratchBytes);
+  if (kd.kernargSize == 0)
+    kd.kernargSize = uint32_t(info.kernargSize);
   if (kd.kernargSize != info.kernargSize)
     return mismatch("kernarg size", kd.kernargSize, info.kernargSize);
   return Status::success();
@@ -58,15 +63,19 @@ Result<KernelImage> locateKernel(const ElfImage &elf, KernelMetadata metadata) {
   Result<SymbolBytes> function = elf.findSymbol(name);
   if (!function.ok())
     return Result<KernelImage>::failure("kernel '" + name + "': code: " + function.error());
-  if (function.value().type != llvm::ELF::STT_FUNC || function.value().size == 0)
+  if (function.value().type != llvm::ELF::STT_FUNC)
     return Result<KernelImage>::failure("kernel '" + name + "': symbol '" + name +
-                                        "' is not a function with a size");
+                                        "' is not a function");
   if (function.value().address != kernel.codeAddress)
     return Result<KernelImage>::failure(
         "kernel '" + name + "': the descriptor's code entry " + hex(kernel.codeAddress) +
         " is not the start of function '" + name + "' at " + hex(function.value().address));
+  // Hand-assembled code objects (AITER's f4gemm .co files) give the kernel
+  // symbol no size: its code then runs to the end of its section.
   Result<llvm::ArrayRef<uint8_t>> code =
-      elf.bytesAt(kernel.codeAddress, function.value().size, /*code=*/true);
+      function.value().size != 0
+          ? elf.bytesAt(kernel.codeAddress, function.value().size, /*code=*/true)
+          : elf.bytesToSectionEnd(kernel.codeAddress, /*code=*/true);
   if (!code.ok())
     return Result<KernelImage>::failure("kernel '" + name + "': code: " + code.error());
   kernel.code = code.value();
@@ -87,6 +96,15 @@ Result<CodeObjectImage> readCodeObject(llvm::ArrayRef<uint8_t> hsaco) {
     return metadata.status();
   CodeObjectImage image;
   image.target = metadata.value().target;
+  if (image.target.empty()) {
+    image.target = elf.value().targetFromFlags();
+    if (image.target.empty())
+      return Result<CodeObjectImage>::failure(
+          "metadata note: 'amdhsa.target' is missing and the ELF header's machine (e_flags 0x" +
+          llvm::utohexstr(elf.value().machine()) + ") is not gfx950");
+    for (KernelMetadata &kernelMetadata : metadata.value().kernels)
+      kernelMetadata.info.target = image.target;
+  }
   image.codeObjectVersion = elf.value().codeObjectVersion();
   image.machine = elf.value().machine();
   llvm::StringSet<> names;

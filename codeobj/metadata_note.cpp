@@ -185,7 +185,9 @@ Result<CodeObjectMetadata> parseMetadataNote(llvm::StringRef blob) {
                                                kindName(root.getKind()) + ", expected a map");
   FieldReader top(root.getMap(), "metadata note");
   CodeObjectMetadata metadata;
-  if (!top.str("amdhsa.target", metadata.target))
+  // Optional: hand-assembled code objects (AITER's shipped .co files) carry
+  // no target in the note, only in the ELF header; readCodeObject derives it.
+  if (!top.str("amdhsa.target", metadata.target, /*required=*/false))
     return Result<CodeObjectMetadata>::failure(top.error());
   msgpack::DocNode *kernels = top.find("amdhsa.kernels", /*required=*/true);
   if (!kernels)

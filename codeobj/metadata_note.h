@@ -26,7 +26,7 @@ struct KernelMetadata {
 };
 
 struct CodeObjectMetadata {
-  std::string target; // `amdhsa.target`
+  std::string target; // `amdhsa.target`, or empty where the note has none
   std::vector<KernelMetadata> kernels;
 };
 

@@ -108,8 +108,22 @@ TEST(HsacoErrors, TruncatedMsgpack) {
 TEST(HsacoErrors, MissingRequiredKey) {
   std::vector<uint8_t> bytes = replaceBytes(valid(), ".vgpr_count", ".vgpr_coun!");
   expectError(bytes, {"amdhsa.kernels[", "'.vgpr_count' is missing"});
-  bytes = replaceBytes(valid(), "amdhsa.target", "amdhsa.targe!");
-  expectError(bytes, {"'amdhsa.target' is missing"});
+}
+
+// Hand-assembled code objects (AITER's shipped .co files) name their target
+// only in the ELF header: the reader takes it from e_flags, and only there.
+TEST(HsacoErrors, AMissingTargetComesFromTheElfHeader) {
+  std::vector<uint8_t> bytes = replaceBytes(valid(), "amdhsa.target", "amdhsa.targe!");
+  Result<CodeObjectImage> image = readCodeObject(bytes);
+  ASSERT_TRUE(image.ok()) << image.error();
+  Result<CodeObjectImage> original = readCodeObject(valid());
+  ASSERT_TRUE(original.ok());
+  EXPECT_EQ(image.value().target, original.value().target) << "e_flags spell the note's target";
+  for (const KernelImage &kernel : image.value().kernels)
+    EXPECT_EQ(kernel.info.target, image.value().target);
+  constexpr size_t kEFlags = 48; // Elf64_Ehdr::e_flags
+  store32(bytes, kEFlags, llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942);
+  expectError(bytes, {"'amdhsa.target' is missing", "not gfx950"});
 }
 
 TEST(HsacoErrors, WrongValueType) {
