@@ -43,6 +43,32 @@ struct EmuBuffer {
   size_t size = 0;
 };
 
+/// The costs a launch's timeline charges (emulator/timeline.h), in cycles;
+/// all 0 (the default) turns the timeline off. The performance model
+/// (bench/mi355x_model.h) owns the values.
+struct TimelineCosts {
+  uint32_t vectorIssue = 0;       // valu, vmem, lds, cvt-scaled, other
+  uint32_t scalarIssue = 0;       // salu, smem, branch
+  uint32_t mfmaIssue = 0;         // one matrix instruction
+  uint32_t globalLatency = 0;     // vector memory: issue to data (or store done)
+  uint32_t ldsLatency = 0;
+  uint32_t scalarLoadLatency = 0;
+
+  bool enabled() const {
+    return vectorIssue || scalarIssue || mfmaIssue || globalLatency || ldsLatency ||
+           scalarLoadLatency;
+  }
+  uint32_t issueCycles(Family family) const {
+    switch (family) {
+    case Family::Salu:
+    case Family::Smem:
+    case Family::Branch: return scalarIssue;
+    case Family::Mfma: return mfmaIssue;
+    default: return vectorIssue;
+    }
+  }
+};
+
 struct LaunchStats {
   /// Wave-instructions executed, by family (index = Family).
   std::array<uint64_t, kNumFamilies> instructionsByFamily{};
@@ -56,6 +82,13 @@ struct LaunchStats {
   /// Highest unified VGPR index (AGPRs after accum_offset) any executed
   /// instruction referenced, or -1 when none did.
   int32_t peakVgprIndex = -1;
+  /// What occupancy depends on: the descriptor's unified VGPRs per lane and
+  /// the workgroup's LDS (static + dynamic) bytes.
+  uint32_t allocatedVgprs = 0;
+  uint32_t ldsBytes = 0;
+  /// With LaunchOptions::timeline: the slowest workgroup's time in cycles
+  /// (emulator/timeline.h); 0 without.
+  uint64_t timelineCycles = 0;
 
   uint64_t instructions() const;
   uint64_t count(Family family) const {
@@ -155,6 +188,15 @@ struct LaunchOptions {
   /// would otherwise keep the emulator busy for hours even when every
   /// workgroup exits at once. docs/emulator.md, "Limits".
   uint64_t maxWorkgroups = kDefaultMaxWorkgroups;
+  /// Costs for the timeline (LaunchStats::timelineCycles); off by default.
+  TimelineCosts timeline;
+  /// For launches that only count (the performance model running a peer's
+  /// code object): a kernel that flushes f32 denormals or rounds other than
+  /// to nearest-even runs anyway, with the emulator's IEEE semantics, so its
+  /// output bytes may differ from hardware's where those modes matter. The
+  /// instruction stream of a kernel without data-dependent branches, and so
+  /// every count, is the same. Never set where outputs are checked.
+  bool countsOnly = false;
 };
 
 /// Runs `kernelName` over grid[0] x grid[1] x grid[2] workgroups of

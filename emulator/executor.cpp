@@ -150,6 +150,8 @@ Status runWave(Wave &wave, const DispatchSetup &setup, uint64_t &executed, uint3
       return Status::failure(where(wave, inst) + ": " + status.message());
     if (counter != MemoryCounter::None)
       wave.counters.issue(wave, inst, counter, wave.pc);
+    if (wave.timelineCosts)
+      wave.timeline.issue(inst.family, counter, *wave.timelineCosts);
     if (races.enabled() && (wave.atBarrier || wave.ended)) {
       const MemoryCounters &c = wave.counters;
       if (wave.atBarrier)
@@ -201,9 +203,14 @@ Status scheduleWaves(std::vector<Wave> &waves, const DispatchSetup &setup,
         ready.push_back(i);
     if (ready.empty()) {
       bool released = false;
+      uint64_t lastArrival = 0; // the timeline's release cycle
+      for (const Wave &wave : waves)
+        if (wave.atBarrier)
+          lastArrival = std::max(lastArrival, wave.timeline.now());
       for (Wave &wave : waves)
         if (wave.atBarrier) {
           wave.atBarrier = false;
+          wave.timeline.releaseAt(lastArrival);
           released = true;
         }
       if (!released)
@@ -231,7 +238,7 @@ Status scheduleWaves(std::vector<Wave> &waves, const DispatchSetup &setup,
 
 } // namespace
 
-Status checkDescriptorSupported(const KernelProgram &program) {
+Status checkDescriptorSupported(const KernelProgram &program, bool countsOnly) {
   const codeobj::KernelDescriptor &kd = program.descriptor;
   const std::string name = "kernel '" + program.info.name + "': ";
   if (kd.enableWavefrontSize32)
@@ -240,9 +247,9 @@ Status checkDescriptorSupported(const KernelProgram &program) {
     return Status::failure(name + "uses scratch (private segment " +
                            std::to_string(kd.privateSegmentFixedSize) +
                            " bytes), which the emulator does not model");
-  if (kd.floatRoundMode32 != 0 || kd.floatRoundMode16_64 != 0)
+  if ((kd.floatRoundMode32 != 0 || kd.floatRoundMode16_64 != 0) && !countsOnly)
     return Status::failure(name + "sets a rounding mode other than round-to-nearest-even");
-  if (kd.floatDenormMode32 != 3)
+  if (kd.floatDenormMode32 != 3 && !countsOnly)
     return Status::failure(name + "flushes f32 denormals (FLOAT_DENORM_MODE_32=" +
                            std::to_string(kd.floatDenormMode32) +
                            "), which the emulator does not model");
@@ -274,6 +281,8 @@ Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &i
     wave.waveInWorkgroup = i;
     wave.allocatedVgprs = program.descriptor.allocatedVgprs();
     wave.accumOffset = program.descriptor.accumOffset();
+    wave.timelineCosts = setup.timeline;
+    wave.countsOnly = setup.countsOnly;
     wave.v.assign(size_t(wave.allocatedVgprs) * kWaveSize, kRegisterPoison);
     if (Status s = initScalarState(wave, setup, id, numWaves); !s.ok())
       return Status::failure("kernel '" + program.info.name + "': " + s.message());
@@ -292,6 +301,7 @@ Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &i
     stats.ldsBytesWritten += wave.stats.ldsBytesWritten;
     stats.mfma += wave.stats.mfma;
     stats.peakVgpr = std::max(stats.peakVgpr, wave.stats.peakVgpr);
+    stats.timelineCycles = std::max(stats.timelineCycles, wave.timeline.finish());
   }
   return Status::success();
 }

@@ -35,11 +35,14 @@ struct DispatchSetup {
   uint64_t scheduleSeed = 0; // Random: mixed with each workgroup's id
   bool checkMemoryCounters = false;
   bool checkLdsRaces = false;
+  const TimelineCosts *timeline = nullptr; // nullptr: no timeline
+  bool countsOnly = false;                  // LaunchOptions::countsOnly
 };
 
 /// Checks the parts of the descriptor the emulator cannot model (scratch,
-/// wave32, rounding modes, f32 denormal flushing) once per launch.
-Status checkDescriptorSupported(const KernelProgram &program);
+/// wave32, rounding modes, f32 denormal flushing) once per launch;
+/// `countsOnly` (LaunchOptions::countsOnly) lets the float modes pass.
+Status checkDescriptorSupported(const KernelProgram &program, bool countsOnly);
 
 /// Runs workgroup `id` to completion, adding its counters to `stats`.
 Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &id,

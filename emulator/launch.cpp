@@ -93,7 +93,7 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
     return R::failure("no kernel named '" + kernelName + "' in the code object");
   if (!program->decodeError.empty())
     return R::failure("kernel '" + kernelName + "' could not be decoded: " + program->decodeError);
-  if (Status s = checkDescriptorSupported(*program); !s.ok())
+  if (Status s = checkDescriptorSupported(*program, options.countsOnly); !s.ok())
     return s;
 
   const uint64_t items = uint64_t(workgroup[0]) * workgroup[1] * workgroup[2];
@@ -159,6 +159,8 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
   setup.scheduleSeed = seed.value();
   setup.checkMemoryCounters = options.checkMemoryCounters;
   setup.checkLdsRaces = options.checkLdsRaces;
+  setup.timeline = options.timeline.enabled() ? &options.timeline : nullptr;
+  setup.countsOnly = options.countsOnly;
 
   const uint64_t numGroups = workgroups;
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
@@ -228,7 +230,10 @@ Result<LaunchStats> launch(const LoadedCodeObject &code, const std::string &kern
     stats.ldsBytesWritten += w.ldsBytesWritten;
     stats.mfmaCount += w.mfma;
     stats.peakVgprIndex = std::max(stats.peakVgprIndex, w.peakVgpr);
+    stats.timelineCycles = std::max(stats.timelineCycles, w.timelineCycles);
   }
+  stats.allocatedVgprs = program->descriptor.allocatedVgprs();
+  stats.ldsBytes = setup.ldsBytes;
   stats.workgroups = numGroups;
   stats.waves = numGroups * ((items + kWaveSize - 1) / kWaveSize);
   return stats;

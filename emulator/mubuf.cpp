@@ -22,10 +22,16 @@
 //
 // The check applies to each dword of a multi-dword access on its own (a
 // dwordx4 straddling num_records loads its first dwords and zeros the rest),
-// per the ISA's per-component rule for untyped loads. Swizzled descriptors,
-// add_tid_enable and the LDS-destination (lds) form are refused by name:
-// nothing we run uses them, and a wrong guess would be a silent wrong
-// result.
+// per the ISA's per-component rule for untyped loads. Swizzled descriptors
+// and add_tid_enable are refused by name: nothing we run uses them, and a
+// wrong guess would be a silent wrong result. So is the LDS-destination
+// (lds) form, except in launches that only count (LaunchOptions::countsOnly,
+// for the performance model running AITER's hand-written GEMMs): there each
+// lane's dwords go to LDS at M0 + inst_offset + (lane * dwords + i) * 4,
+// wrapped into the workgroup's LDS. The counts and the timeline (a vmcnt
+// operation with no register result) are exact; where the data lands is
+// the CDNA3 ISA's rule as we read it, unchecked, which is why such a launch
+// keeps no outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,8 +121,9 @@ struct LaneAccess {
 Result<BufferResource> prepare(const Wave &w, const Instruction &in, const MubufFields &f,
                                LaneAccess &lanes, uint64_t &rowBase) {
   using R = Result<BufferResource>;
-  if (f.lds)
-    return R::failure("the LDS-destination (lds) form of buffer loads is not modelled");
+  if (f.lds && !w.countsOnly)
+    return R::failure("the LDS-destination (lds) form of buffer loads is modelled only in "
+                      "launches that count (countsOnly), not where outputs are checked");
   if (f.srsrc + 3 >= sreg::kUserSgprs)
     return R::failure("resource descriptor s[" + std::to_string(f.srsrc) + ":" +
                       std::to_string(f.srsrc + 3) + "] is not in the SGPRs");
@@ -175,8 +182,11 @@ template <Width Wd, unsigned Dwords, int D16> S bufferLoad(Wave &w, const Instru
     return resource.status();
   const BufferResource &r = resource.value();
   const Operand dst = vdataOperand(f, Dwords);
-  if (w.unifiedIndex(dst, Dwords - 1) >= w.allocatedVgprs)
+  if (!f.lds && w.unifiedIndex(dst, Dwords - 1) >= w.allocatedVgprs)
     return S::failure("vdata is past the allocated VGPRs");
+  std::vector<uint8_t> &lds = w.workgroup->lds;
+  if (f.lds && lds.empty())
+    return S::failure("an LDS-destination load in a workgroup without LDS");
   const uint64_t exec = w.exec();
   const unsigned bytes = Wd == Width::D32 ? 4 : (Wd == Width::U8 || Wd == Width::I8 ? 1 : 2);
   uint64_t read = 0;
@@ -200,6 +210,15 @@ template <Width Wd, unsigned Dwords, int D16> S bufferLoad(Wave &w, const Instru
         case Width::I16: value = uint32_t(int32_t(int16_t(uint16_t(p[0] | (p[1] << 8))))); break;
         }
         read += bytes;
+      }
+      if (f.lds) {
+        const uint64_t at = (uint64_t(w.m0()) + f.instOffset + (uint64_t(l) * Dwords + i) * 4) %
+                            lds.size();
+        if (at + 4 <= lds.size()) {
+          std::memcpy(&lds[at], &value, 4);
+          w.stats.ldsBytesWritten += 4;
+        }
+        continue;
       }
       uint32_t &slot = w.lanes(dst, i)[l];
       if (D16 == 0)

@@ -37,7 +37,8 @@ bool hasLowercase(llvm::StringRef token) {
 bool isAddressingTag(llvm::StringRef token) {
   return token == "IMM" || token == "SGPR" || token == "SADDR" || token == "OFFSET" ||
          token == "OFFEN" || token == "IDXEN" || token == "BOTHEN" || token == "ADDR64" ||
-         token == "RTN" || token == "SVS" || token == "ST";
+         token == "RTN" || token == "SVS" || token == "ST" ||
+         token == "LDS"; // BUFFER_LOAD_DWORD_LDS_*: the lds bit is in the encoding
 }
 
 } // namespace

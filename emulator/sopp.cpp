@@ -33,6 +33,8 @@ S sEndpgm(Wave &w, const Instruction &) {
 S sWaitcnt(Wave &w, const Instruction &in) {
   const WaitcntFields fields = decodeWaitcnt(uint16_t(in.words[0] & 0xffff));
   w.counters.wait(fields.vmcnt, fields.lgkmcnt);
+  if (w.timelineCosts)
+    w.timeline.wait(fields.vmcnt, fields.lgkmcnt);
   return S::success();
 }
 

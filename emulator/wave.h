@@ -15,6 +15,7 @@
 #include "emulator/instruction.h"
 #include "emulator/lds_races.h"
 #include "emulator/memory.h"
+#include "emulator/timeline.h"
 
 #include <array>
 #include <cstdint>
@@ -34,6 +35,7 @@ struct WaveStats {
   uint64_t ldsBytesRead = 0, ldsBytesWritten = 0;
   uint64_t mfma = 0;
   int32_t peakVgpr = -1;
+  uint64_t timelineCycles = 0; // the slowest workgroup's, with a timeline
 };
 
 struct Workgroup {
@@ -69,6 +71,11 @@ struct Wave {
 
   /// vmcnt/lgkmcnt and the registers outstanding loads still owe.
   MemoryCounters counters;
+  /// LaunchOptions::countsOnly: forms modelled for counting only may run.
+  bool countsOnly = false;
+  /// The launch's timeline costs, or nullptr when it asked for none.
+  const TimelineCosts *timelineCosts = nullptr;
+  WaveTimeline timeline;
 
   uint64_t exec() const { return s[sreg::kExec] | (uint64_t(s[sreg::kExec + 1]) << 32); }
   void setExec(uint64_t mask) {

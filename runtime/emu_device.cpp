@@ -130,6 +130,8 @@ protected:
     options.workgroupOrderSeed = options_.workgroupOrderSeed;
     options.runsWorkgroup = options_.runsWorkgroup;
     options.maxInstructionsPerWave = options_.maxInstructionsPerWave;
+    options.timeline = options_.timeline;
+    options.countsOnly = options_.countsOnly;
     Result<emu::LaunchStats> stats =
         emu::launch(*code, request.info->name, {config.grid.x, config.grid.y, config.grid.z},
                     {config.workgroup.x, config.workgroup.y, config.workgroup.z},
@@ -165,6 +167,10 @@ private:
     out.emplace_back("workgroups", stats.workgroups);
     // Reported as a count (index + 1) so that "none" is 0, not -1.
     out.emplace_back("vgprs_touched", uint64_t(stats.peakVgprIndex + 1));
+    out.emplace_back("vgprs_allocated", stats.allocatedVgprs);
+    out.emplace_back("lds_bytes_allocated", stats.ldsBytes);
+    if (stats.timelineCycles)
+      out.emplace_back("timeline_cycles", stats.timelineCycles);
   }
 
   EmuDeviceOptions options_;

@@ -41,6 +41,11 @@ struct EmuDeviceOptions {
   /// Stops a wave after this many instructions (a kernel that never ends);
   /// 0 = no limit.
   uint64_t maxInstructionsPerWave = 50'000'000;
+  /// Costs of the latency timeline (emulator/timeline.h) that the MI355X
+  /// model reads as `timeline_cycles`; off (all 0) by default.
+  emu::TimelineCosts timeline;
+  /// emu::LaunchOptions::countsOnly: outputs are not to be trusted.
+  bool countsOnly = false;
 };
 
 Result<std::unique_ptr<Device>> openEmuDevice(const EmuDeviceOptions &options = {});

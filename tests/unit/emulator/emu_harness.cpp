@@ -36,7 +36,8 @@ std::string wrap(const AsmKernel &k) {
     << "  .amdhsa_system_vgpr_workitem_id " << k.workitemIdDims << "\n"
     << "  .amdhsa_group_segment_fixed_size " << k.lds << "\n"
     << "  .amdhsa_kernarg_size " << k.kernargSize << "\n"
-    << "  .amdhsa_float_denorm_mode_32 3\n  .amdhsa_float_denorm_mode_16_64 3\n"
+    << "  .amdhsa_float_denorm_mode_32 " << k.floatDenormMode32
+    << "\n  .amdhsa_float_denorm_mode_16_64 3\n"
     << k.extraDirectives << ".end_amdhsa_kernel\n\n"
     << ".amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\n"
     << "amdhsa.target: amdgcn-amd-amdhsa--gfx950\namdhsa.kernels:\n"

@@ -37,6 +37,7 @@ struct AsmKernel {
   unsigned kernargSize = 64;
   unsigned workitemIdDims = 0; // .amdhsa_system_vgpr_workitem_id
   bool workgroupIdY = false, workgroupIdZ = false;
+  unsigned floatDenormMode32 = 3; // 0: flush f32 denormals (refused unless countsOnly)
   std::string extraDirectives; // more .amdhsa_* lines
 };
 
