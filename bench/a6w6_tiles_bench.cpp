@@ -57,6 +57,7 @@ mxf::Result<Counted> count(const std::string &text, int m, int repeats) {
   inputs["x"] = mxf::bench::normalBf16(xBytes.value(), 1.0f, rng);
   mxf::runtime::EmuDeviceOptions options;
   options.threads = 1;
+  options.timeline = mxf::bench::mi355xTimelineCosts();
   auto device = mxf::runtime::openEmuDevice(options);
   if (!device.ok())
     return device.status();

@@ -127,7 +127,8 @@ int main(int argc, char **argv) {
     uint64_t instructions = 0;
     mxf::runtime::LaunchReport report;
     for (int mode = 0; mode < 2; ++mode) {
-      mxf::runtime::EmuDeviceOptions options;
+      // The model's timeline on: its estimate below reads it.
+      mxf::runtime::EmuDeviceOptions options = mxf::bench::mi355xEmuOptions();
       options.threads = mode == 0 ? 1 : 0;
       auto device = mxf::runtime::openEmuDevice(options);
       if (!device.ok()) {

@@ -6,8 +6,8 @@
 // quantizes the activation itself), each compiled, run once on the emulator
 // and counted: weight bytes, bytes per global load instruction, bytes of
 // weight loads in flight per CU, workgroups, wave-instructions, and the
-// MI355X estimate of bench/mi355x_model.h (with its latency term: the round
-// trips a wave makes in sequence, from the kernel's tiling) beside the floor
+// MI355X estimate of bench/mi355x_model.h (with its latency term from the
+// emulator's timeline) beside the floor
 // (weight bytes / 8 TB/s) and the published figures issue 13 cites. A third
 // row per m is the W6A16 GEMM (fmt=fp6_e2m3, seed 003's w6a16_16x128 tiles,
 // the same rotation) against its own floor: 6-bit weights read 1.5x the
@@ -87,8 +87,8 @@ mxf::Result<Counted> run(const std::string &text, int m) {
                                ? std::vector<uint8_t>(bytes, 124)
                                : mxf::bench::normalBf16(bytes, 1.0f, rng);
   }
-  mxf::runtime::EmuDeviceOptions options; // every core of this machine
-  auto device = mxf::runtime::openEmuDevice(options);
+  // Every core of this machine, with the model's latency timeline.
+  auto device = mxf::runtime::openEmuDevice(mxf::bench::mi355xEmuOptions());
   if (!device.ok())
     return device.status();
   const auto start = mxf::bench::Clock::now();
@@ -105,17 +105,6 @@ mxf::Result<Counted> run(const std::string &text, int m) {
   return counted;
 }
 
-/// Round trips a GEMM wave makes in sequence (docs/estimate.md): per K
-/// slice, one per group of unitsInFlight activation units it quantizes
-/// (their x loads go out together); the slice's weight loads go out before
-/// the activation side and return during it, so they add a trip only where a
-/// wave has no unit to quantize.
-double gemmRoundTrips(const mxf::KernelSpec &spec) {
-  const mxf::GemmTiling t = mxf::chooseRotateQuantGemmTiling(spec);
-  const double units = std::ceil(double(t.unitsPerSlice) / t.wavesPerWorkgroup());
-  return t.slices * std::max(1.0, std::ceil(units / t.unitsInFlight));
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -126,7 +115,7 @@ int main(int argc, char **argv) {
   fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6} {:>9} {:>9} {:>9} "
              "{:>9} {:>7} {:>8} {:>6}\n",
              "layer", "N x K", "m", "kernel", "W MB", "B/load", "KiB/CU", "WGs", "wave-instr",
-             "trips", "floor us", "memory us", "issue us", "estim. us", "ratio", "bound", "emu s");
+             "lat. us", "floor us", "memory us", "issue us", "estim. us", "ratio", "bound", "emu s");
   for (const Layer &layer : kLayers) {
     if (!layer.always && !all)
       continue;
@@ -151,7 +140,7 @@ int main(int argc, char **argv) {
                                             "fmt=fp6_e2m3,scale=even126,layout=a4w4_shuffle,"
                                             "wlayout=w6a16_16x128",
                                             layer.n, layer.k, bucket)};
-      double pairEstimate = 0, pairTrips = 0;
+      double pairEstimate = 0;
       uint64_t pairInstructions = 0;
       for (const Part *part : {&fused, &quant, &plain, &w6a16}) {
         mxf::Result<Counted> counted = run(part->spec, m);
@@ -161,11 +150,9 @@ int main(int argc, char **argv) {
         }
         const mxf::KernelSpec spec = mxf::parseSpec(part->spec).value();
         const bool gemm = spec.op == mxf::KernelOp::RotateQuantGemm;
-        // rotate_quant: one round trip a wave (x's loads, then the stores).
-        const double trips = gemm ? gemmRoundTrips(spec) : 1.0;
         const mxf::runtime::LaunchReport &r = counted.value().report;
         const mxf::bench::Mi355xEstimate e =
-            mxf::bench::estimateMi355x(counted.value().required, r, trips);
+            mxf::bench::estimateMi355x(counted.value().required, r);
         const uint64_t vmem = std::max<uint64_t>(1, r.get("instructions.vmem"));
         const double bytesPerLoad =
             double(r.get("global_bytes_read") + r.get("global_bytes_written")) / double(vmem);
@@ -179,22 +166,21 @@ int main(int argc, char **argv) {
                  : 0;
         const double partWeightBytes = w6 ? w6WeightBytes : weightBytes;
         const double partFloorUs = partWeightBytes / 8e12 * 1e6;
-        fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8.2f} {:>7.1f} {:>9.0f} {:>5} {:>11} {:>6.0f} "
+        fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8.2f} {:>7.1f} {:>9.0f} {:>5} {:>11} {:>6.2f} "
                    "{:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>6.1f}x {:>8} {:>6.1f}\n",
                    part == &fused ? layer.what : "", fmt::format("{}x{}", layer.n, layer.k), m,
                    part->kernel, gemm ? partWeightBytes / 1e6 : 0.0, bytesPerLoad, inFlightKiB,
-                   counted.value().workgroups, r.get("instructions"), trips, partFloorUs,
+                   counted.value().workgroups, r.get("instructions"), e.latencyUs, partFloorUs,
                    e.memoryUs, e.issueUs, e.estimateUs, e.estimateUs / partFloorUs, e.bound,
                    counted.value().emulatedSeconds);
         if (part == &quant || part == &plain) { // the pair's two launches, summed below
           pairEstimate += e.estimateUs;
-          pairTrips += trips;
           pairInstructions += r.get("instructions");
         }
         if (part == &plain) // the pair's row, then the W6A16 GEMM's
-          fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6.0f} {:>9.2f} "
+          fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6} {:>9.2f} "
                      "{:>9} {:>9} {:>9.2f} {:>6.1f}x {:>8}\n",
-                     "", "", m, "pair", "", "", "", "", pairInstructions, pairTrips, floorUs, "",
+                     "", "", m, "pair", "", "", "", "", pairInstructions, "", floorUs, "",
                      "", pairEstimate, pairEstimate / floorUs, "sum");
       }
     }
@@ -205,10 +191,10 @@ int main(int argc, char **argv) {
   }
   fmt::print("\nW MB: weight codes + scales; B/load: global bytes per wave-level load or store "
              "instruction; KiB/CU: weight bytes in flight per CU (resident waves x chunks per "
-             "wave and slice x 1 KiB, 1.5 KiB for fp6); trips: round trips a wave makes in "
-             "sequence; ratio = estimate / floor (each kernel's own weight bytes / 8 TB/s); "
-             "pair = rotate_quant + GEMM(RS=0), two launches summed (launch overhead not "
-             "counted); w6a16 = the W6A16 GEMM (fmt=fp6_e2m3, w6a16_16x128), whose bf16 weights "
+             "wave and slice x 1 KiB, 1.5 KiB for fp6); lat.: the latency term (rounds x one "
+             "workgroup's timeline); ratio = estimate / floor (each kernel's own weight bytes / 8 TB/s); "
+             "pair = rotate_quant + GEMM(RS=0), two launches summed (each with the model's "
+             "fixed time); w6a16 = the W6A16 GEMM (fmt=fp6_e2m3, w6a16_16x128), whose bf16 weights "
              "would read 2 bytes a weight (a floor 2.56x its own).\n");
   return 0;
 }

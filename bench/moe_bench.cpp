@@ -115,7 +115,7 @@ mxf::Result<Launched> run(const mxf::KernelSpec &spec, const mxf::CodeObject &co
     if (!operand.written && !inputs.count(operand.name))
       inputs[name] = mxf::bench::normalBf16(bytes, name == "r" ? 0.1f : 1.0f, rng);
   }
-  auto device = mxf::runtime::openEmuDevice({});
+  auto device = mxf::runtime::openEmuDevice(mxf::bench::mi355xEmuOptions());
   if (!device.ok())
     return device.status();
   auto launched = mxf::runtime::launchSpec(*device.value(), code.hsaco, code.kernel, code.launch,

@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
         inputs[operand.name] =
             mxf::bench::normalBf16(bytes, operand.name[0] == 'r' ? 0.1f : 1.0f, rng);
     }
-    auto device = mxf::runtime::openEmuDevice({});
+    auto device = mxf::runtime::openEmuDevice(mxf::bench::mi355xEmuOptions());
     if (!device.ok()) {
       fmt::print(stderr, "error: {}\n", device.error());
       return 1;

@@ -76,6 +76,7 @@ mxf::Result<Counted> count(const std::string &text, std::optional<int64_t> selec
   }
   mxf::runtime::EmuDeviceOptions options;
   options.threads = 1;
+  options.timeline = mxf::bench::mi355xTimelineCosts();
   auto device = mxf::runtime::openEmuDevice(options);
   if (!device.ok())
     return device.status();

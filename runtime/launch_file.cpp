@@ -433,6 +433,8 @@ Result<LaunchFileResult> runLaunchFile(Device &device, const LaunchFile &file,
 
   LaunchFileResult result;
   result.kernel = kernel.value().name;
+  for (const std::vector<uint8_t> &bytes : contents)
+    result.bufferBytes += bytes.size();
   LaunchConfig config;
   config.grid = file.grid;
   config.workgroup = file.block;

@@ -98,6 +98,9 @@ struct LaunchFileResult {
   std::string kernel;
   std::vector<LaunchFileOutput> outputs; // in argument order
   LaunchReport report;
+  /// Every buffer's size (inputs, outputs, scratch), each once: what the
+  /// kernel must move at least, for the performance model's floor.
+  uint64_t bufferBytes = 0;
 };
 
 /// Loads `hsaco` on `device`, checks the arguments (checkLaunchArgs), reads

@@ -12,13 +12,17 @@
 
 #include "arrays/npy.h"
 #include "codeobj/hsaco_reader.h"
+#include "bench/mi355x_model.h"
 #include "runtime/device_factory.h"
+#include "runtime/emu_device.h"
 #include "runtime/launch_file.h"
 #include "support/file_io.h"
 #include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace mxf::cli {
 namespace {
@@ -38,17 +42,58 @@ cl::opt<bool> launchStatsFlag("stats", cl::sub(launchCommand),
                               cl::desc("Print the device's launch statistics"),
                               cl::cat(mxforgeCategory()));
 
+cl::opt<bool> launchEstimateFlag(
+    "estimate", cl::sub(launchCommand),
+    cl::desc("Emulate for the MI355X model only (docs/estimate.md): run with the latency "
+             "timeline, accept float modes the emulator does not model, write no outputs, and "
+             "print the model's estimate"),
+    cl::cat(mxforgeCategory()));
+
 /// The largest code object read (Triton's are tens of KiB; ours below 1 MiB).
 constexpr uint64_t kMaxCodeObjectBytes = 256ull << 20;
 
+/// The emu device as the model needs it: the timeline on, float modes let
+/// through (outputs are not kept, so nothing can be misread).
+Result<std::unique_ptr<runtime::Device>> estimateDevice() {
+  runtime::EmuDeviceOptions options = bench::mi355xEmuOptions();
+  options.countsOnly = true;
+  return runtime::openEmuDevice(options);
+}
+
+int printEstimate(llvm::raw_ostream &out, const runtime::LaunchFileResult &result, bool stats) {
+  const uint64_t required = result.bufferBytes;
+  const bench::Mi355xEstimate e = bench::estimateMi355x(required, result.report);
+  out << fmt::format("{} on the emulator, for the MI355X model (outputs not kept):\n",
+                     result.kernel);
+  if (stats)
+    for (const auto &[counter, value] : result.report.counters)
+      out << fmt::format("  {:<24} {}\n", counter, value);
+  out << fmt::format("  buffers            {} bytes (each once: the floor's bytes)\n", required);
+  out << fmt::format("  occupancy          {} workgroup(s) per CU, {} round(s)\n",
+                     e.workgroupsPerCu, e.rounds);
+  out << fmt::format("  terms (us)         memory {:.2f}, issue {:.2f}, latency {:.2f}, fixed "
+                     "{:.2f}\n",
+                     e.memoryUs, e.issueUs, e.latencyUs, e.fixedUs);
+  out << fmt::format("  estimate           {:.2f} us ({}-bound), floor {:.2f} us, {:.1f}x the "
+                     "floor\n",
+                     e.estimateUs, e.bound, e.floorUs, e.estimateUs / std::max(e.floorUs, 1e-9));
+  out << "  " << bench::mi355xModelLegend() << "\n";
+  out.flush();
+  return kExitSuccess;
+}
+
 int runLaunch(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   const std::string path = launchFileArg, deviceKind = launchDeviceFlag;
-  const bool stats = launchStatsFlag;
+  const bool stats = launchStatsFlag, estimate = launchEstimateFlag;
   if (path.empty())
     return reportError(err, "mxforge launch needs a launch file: mxforge launch LAUNCH.json",
                        kExitUsage);
+  if (estimate && deviceKind != "emu")
+    return reportError(err, "--estimate runs the emulator: it takes no --device " + deviceKind,
+                       kExitUsage);
   // The device first: an unknown --device fails before any file is read.
-  Result<std::unique_ptr<runtime::Device>> device = runtime::openDevice(deviceKind);
+  Result<std::unique_ptr<runtime::Device>> device =
+      estimate ? estimateDevice() : runtime::openDevice(deviceKind);
   if (!device.ok())
     return reportError(err, device.error());
   Result<runtime::LaunchFile> file = runtime::readLaunchFile(path);
@@ -74,6 +119,10 @@ int runLaunch(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   if (!result.ok())
     return reportError(err, result.error());
 
+  const runtime::Dim3 &g = file.value().grid, &b = file.value().block;
+  if (estimate)
+    return printEstimate(out, result.value(), stats);
+
   std::vector<OutputFile> outputs;
   for (const runtime::LaunchFileOutput &o : result.value().outputs) {
     Result<std::string> npy = arrays::encodeNpy(
@@ -85,7 +134,6 @@ int runLaunch(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   }
   if (Status s = writeOutputFiles(outputs, file.value().inputPaths()); !s.ok())
     return reportError(err, s.message());
-  const runtime::Dim3 &g = file.value().grid, &b = file.value().block;
   out << fmt::format("launched {} on {}: grid [{}, {}, {}], block [{}, {}, {}], dynamic LDS {}\n",
                      result.value().kernel, device.value()->description(), g.x, g.y, g.z, b.x,
                      b.y, b.z, file.value().dynamicLds);
