@@ -22,6 +22,7 @@
 
 #include "bench/bench_support.h"
 #include "bench/mi355x_model.h"
+#include "bench/peers/aiter_f4gemm.h"
 
 #include "abi/operands.h"
 #include "compiler/compiler.h"
@@ -87,8 +88,14 @@ mxf::Result<Counted> run(const std::string &text, int m) {
                                ? std::vector<uint8_t>(bytes, 124)
                                : mxf::bench::normalBf16(bytes, 1.0f, rng);
   }
-  // Every core of this machine, with the model's latency timeline.
-  auto device = mxf::runtime::openEmuDevice(mxf::bench::mi355xEmuOptions());
+  // Every core of this machine, with the model's latency timeline; one
+  // workgroup emulated, its counts scaled to the grid (a GEMM's workgroups
+  // run the same instruction stream: every column block reads the same K).
+  mxf::runtime::EmuDeviceOptions options = mxf::bench::mi355xEmuOptions();
+  options.runsWorkgroup = [](const std::array<uint32_t, 3> &id) {
+    return id[0] == 0 && id[1] == 0 && id[2] == 0;
+  };
+  auto device = mxf::runtime::openEmuDevice(options);
   if (!device.ok())
     return device.status();
   const auto start = mxf::bench::Clock::now();
@@ -98,19 +105,43 @@ mxf::Result<Counted> run(const std::string &text, int m) {
   counted.emulatedSeconds = mxf::bench::millisSince(start) / 1e3;
   if (!launched.ok())
     return launched.status();
-  counted.report = launched.value().report;
   const auto &grid = launched.value().grid;
   counted.workgroups = grid.x * grid.y * grid.z;
+  counted.report = mxf::bench::scaledToGrid(launched.value().report, 1, counted.workgroups);
   counted.waves = uint32_t(counted.report.get("waves"));
   return counted;
+}
+
+/// AITER's hand-written A4W4 GEMM (bench/peers: the kernel vLLM calls for
+/// M <= 64 on MI355X), through the same emulator and model at the same
+/// shape: no rotation, and the activation arrives quantized (its own
+/// quantization is a separate launch, not counted here).
+void printAiterPeer(const Layer &layer, int m, double floorUs) {
+  const mxf::bench::F4GemmRow row{m, layer.n, layer.k, "32x128", 0};
+  if (layer.n % 128 != 0 || layer.k % 256 != 0)
+    return;
+  auto counted = mxf::bench::countF4Gemm(row, MXFORGE_PEERS_DIR "/aiter_f4gemm",
+                                         mxf::bench::mi355xTimelineCosts());
+  if (!counted.ok()) {
+    fmt::print("{:<22} aiter: {}\n", "", counted.error());
+    return;
+  }
+  const mxf::runtime::LaunchReport &r = counted.value().report;
+  const mxf::bench::Mi355xEstimate e = mxf::bench::estimateMi355x(counted.value().requiredBytes, r);
+  fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6.2f} {:>9.2f} {:>9.2f} "
+             "{:>9.2f} {:>9.2f} {:>6.1f}x {:>8}\n",
+             "", "", m, "aiter", "", "", "", counted.value().workgroups, r.get("instructions"),
+             e.latencyUs, floorUs, e.memoryUs, e.issueUs, e.estimateUs, e.estimateUs / floorUs,
+             e.bound);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   const bool all = argc > 1 && std::strcmp(argv[1], "--all") == 0;
-  fmt::print("rotate_quant_gemm on the gfx950 emulator, one launch per row; the unfused pair is "
-             "rotate_quant (RS=64) then rotate_quant_gemm with RS=0\n{}\n\n",
+  fmt::print("rotate_quant_gemm on the gfx950 emulator, one launch per row (its first workgroup "
+             "emulated, counts scaled to the grid); the unfused pair is rotate_quant (RS=64) then "
+             "rotate_quant_gemm with RS=0\n{}\n\n",
              mxf::bench::mi355xModelLegend());
   fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6} {:>9} {:>9} {:>9} "
              "{:>9} {:>7} {:>8} {:>6}\n",
@@ -177,11 +208,13 @@ int main(int argc, char **argv) {
           pairEstimate += e.estimateUs;
           pairInstructions += r.get("instructions");
         }
-        if (part == &plain) // the pair's row, then the W6A16 GEMM's
+        if (part == &plain) { // the pair's row, the peer's, then the W6A16 GEMM's
           fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6} {:>9.2f} "
                      "{:>9} {:>9} {:>9.2f} {:>6.1f}x {:>8}\n",
                      "", "", m, "pair", "", "", "", "", pairInstructions, "", floorUs, "",
                      "", pairEstimate, pairEstimate / floorUs, "sum");
+          printAiterPeer(layer, m, floorUs);
+        }
       }
     }
     if (layer.n == 8448 && layer.k == 7168)
@@ -193,6 +226,8 @@ int main(int argc, char **argv) {
              "instruction; KiB/CU: weight bytes in flight per CU (resident waves x chunks per "
              "wave and slice x 1 KiB, 1.5 KiB for fp6); lat.: the latency term (rounds x one "
              "workgroup's timeline); ratio = estimate / floor (each kernel's own weight bytes / 8 TB/s); "
+             "aiter = AITER's f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128 (bench/peers; no rotation, x already "
+             "quantized: its activation quantization is another launch), same emulator and model; "
              "pair = rotate_quant + GEMM(RS=0), two launches summed (each with the model's "
              "fixed time); w6a16 = the W6A16 GEMM (fmt=fp6_e2m3, w6a16_16x128), whose bf16 weights "
              "would read 2 bytes a weight (a floor 2.56x its own).\n");

@@ -111,6 +111,20 @@ Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchRepor
   return e;
 }
 
+runtime::LaunchReport scaledToGrid(const runtime::LaunchReport &report, uint64_t run,
+                                   uint64_t workgroups) {
+  runtime::LaunchReport scaled = report;
+  for (auto &[name, value] : scaled.counters) {
+    const bool perWorkgroup = name.rfind("instructions", 0) == 0 ||
+                              name.rfind("global_bytes", 0) == 0 ||
+                              name.rfind("lds_bytes_read", 0) == 0 ||
+                              name.rfind("lds_bytes_written", 0) == 0 || name == "mfma";
+    if (perWorkgroup && run > 0)
+      value = value * workgroups / run;
+  }
+  return scaled;
+}
+
 std::string mi355xModelLegend() {
   return fmt::format(
       "MI355X estimate (docs/estimate.md): {:.1f} us + max(required bytes / ({:.0f}% of {:.0f} "

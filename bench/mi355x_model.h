@@ -66,6 +66,14 @@ runtime::EmuDeviceOptions mi355xEmuOptions();
 Mi355xEstimate estimateMi355x(uint64_t requiredBytes, const runtime::LaunchReport &report,
                               const Mi355xFit &fit = mi355xFitted());
 
+/// For launches too large to emulate whole: the report of `run` of the
+/// `workgroups` workgroups (emulated with EmuDeviceOptions::runsWorkgroup),
+/// its counts scaled to the grid. Valid where every workgroup runs the same
+/// instruction stream (a tile-aligned GEMM); the timeline and occupancy
+/// inputs describe one workgroup or the kernel and are kept.
+runtime::LaunchReport scaledToGrid(const runtime::LaunchReport &report, uint64_t run,
+                                   uint64_t workgroups);
+
 /// One line stating the model's constants, for the head of a table.
 std::string mi355xModelLegend();
 

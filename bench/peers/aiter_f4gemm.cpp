@@ -2,6 +2,7 @@
 
 #include "bench/peers/aiter_f4gemm.h"
 
+#include "bench/mi355x_model.h"
 #include "codeobj/hsaco_reader.h"
 #include "runtime/emu_device.h"
 #include "runtime/launch_file.h"
@@ -33,14 +34,6 @@ runtime::LaunchFileArg scalar(runtime::LaunchFileArg::Kind kind, uint64_t bits) 
   arg.kind = kind;
   arg.bits = bits;
   return arg;
-}
-
-/// Counters that grow with the workgroups run (the others describe the
-/// grid, the kernel or one workgroup).
-bool scalesWithWorkgroups(const std::string &name) {
-  return name.rfind("instructions", 0) == 0 || name.rfind("global_bytes", 0) == 0 ||
-         name.rfind("lds_bytes_read", 0) == 0 || name.rfind("lds_bytes_written", 0) == 0 ||
-         name == "mfma";
 }
 
 } // namespace
@@ -170,10 +163,8 @@ Result<CountedF4Gemm> countF4Gemm(const F4GemmRow &row, const std::string &codeO
   CountedF4Gemm counted;
   counted.workgroups = uint64_t(file.grid.x) * file.grid.y;
   counted.workgroupsRun = counted.workgroups == 1 ? 1 : 2;
-  counted.report = result.value().report;
-  for (auto &[name, value] : counted.report.counters)
-    if (scalesWithWorkgroups(name))
-      value = value * counted.workgroups / counted.workgroupsRun;
+  counted.report =
+      scaledToGrid(result.value().report, counted.workgroupsRun, counted.workgroups);
   counted.requiredBytes = m * k / 2 + n * k / 2 + m * k / 32 + n * k / 32 + m * n * 2;
   return counted;
 }

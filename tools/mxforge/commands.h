@@ -40,6 +40,7 @@ Subcommand cacheSubcommand();   // cache_command.cpp (runtime/cache, no MLIR)
 Subcommand quantizeSubcommand(); // quantize_command.cpp (weights/checkpoint/)
 Subcommand calibrateSubcommand(); // calibrate_command.cpp (arrays/, weights/: no MLIR)
 Subcommand launchSubcommand();  // launch_command.cpp (codeobj/ + runtime: no MLIR)
+Subcommand benchSubcommand();   // bench_command.cpp (compiler + emu + the MI355X model)
 
 /// mxforge spec SPEC...: prints each spec's canonical form.
 int runSpec(llvm::ArrayRef<std::string> specs, llvm::raw_ostream &out, llvm::raw_ostream &err);

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   const Subcommand subcommands[] = {specSubcommand(),    refSubcommand(),     demoSubcommand(),
                                     compileSubcommand(), inspectSubcommand(), runSubcommand(),
                                     bundleSubcommand(),  cacheSubcommand(),   quantizeSubcommand(),
-                                    calibrateSubcommand(), launchSubcommand()};
+                                    calibrateSubcommand(), launchSubcommand(), benchSubcommand()};
   // libLLVM registers hundreds of options; --help shows only ours.
   cl::HideUnrelatedOptions(mxforgeCategory());
   for (const Subcommand &sub : subcommands)
@@ -87,7 +87,8 @@ int main(int argc, char **argv) {
       "  mxforge bundle --preset NAME  compile a set of specs into an AOT bundle (.mxfb)\n"
       "  mxforge cache ACTION          the kernel cache: stat | ls | clear | verify\n"
       "  mxforge quantize --in CKPT    quantize a safetensors checkpoint's weights\n"
-      "  mxforge calibrate --spec SPEC which layers a rotation helps: the layer mask\n\n"
+      "  mxforge calibrate --spec SPEC which layers a rotation helps: the layer mask\n"
+      "  mxforge bench --preset NAME   check a preset's kernels, then time them (emu: estimates)\n\n"
       "docs/cli.md describes every subcommand, array and exit code.\n",
       &parseErrorStream);
   if (!parsed) {
@@ -98,6 +99,6 @@ int main(int argc, char **argv) {
     if (*sub.command)
       return sub.run(llvm::outs(), llvm::errs());
   return reportError(llvm::errs(),
-                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run, bundle, cache, quantize (mxforge --help lists them)",
+                     "no subcommand given; use one of spec, ref, demo, compile, inspect, run, launch, bundle, cache, quantize, calibrate, bench (mxforge --help lists them)",
                      kExitUsage);
 }
