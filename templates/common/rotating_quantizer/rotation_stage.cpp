@@ -17,6 +17,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <cassert>
@@ -56,15 +60,38 @@ void RotationStage::emitStageRotation(Value tid) {
   const int64_t pieces = int64_t(spec.RS) * spec.RS / 8;
   const int64_t threads = tiling.workgroupSize();
   auto v8bf16 = mlir::VectorType::get({8}, b.getBF16Type());
-  auto loop = mlir::scf::ForOp::create(b, tid, idx(pieces), idx(threads));
-  {
+  // Piece p is R's 8 bf16 at flat element 8p, stored at the same LDS offset.
+  auto loadPiece = [&](Value piece) -> Value {
+    Value flat = mulBy(piece, 8);
+    return vector::LoadOp::create(b, v8bf16, r,
+                                  mlir::ValueRange{divBy(flat, spec.RS), remBy(flat, spec.RS)});
+  };
+  auto storePiece = [&](Value piece, Value value) {
+    vector::StoreOp::create(b, value, lds, mlir::ValueRange{mulBy(piece, 8)});
+  };
+  if (pieces % threads == 0) {
+    // Every thread copies pieces / threads pieces, their loads issued in
+    // batches, each batch in flight together before its stores: a loop of
+    // load, wait, store would pay one memory round trip per piece (8 in
+    // sequence for RS=128 on 256 work-items, the learned kernel's longest
+    // latency chain in docs/estimate.md's timeline). Batches of 8 pieces
+    // (32 VGPRs) keep the staging below the body's register peak.
+    constexpr int64_t kBatch = 8;
+    const int64_t perThread = pieces / threads;
+    for (int64_t first = 0; first < perThread; first += kBatch) {
+      std::vector<std::pair<Value, Value>> batch; // (piece, its value)
+      for (int64_t i = first; i < std::min(perThread, first + kBatch); ++i) {
+        Value piece = add(tid, idx(i * threads));
+        batch.emplace_back(piece, loadPiece(piece));
+      }
+      for (const auto &[piece, value] : batch)
+        storePiece(piece, value);
+    }
+  } else {
+    auto loop = mlir::scf::ForOp::create(b, tid, idx(pieces), idx(threads));
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value flat = mulBy(loop.getInductionVar(), 8);
-    Value in = divBy(flat, spec.RS);
-    Value out = remBy(flat, spec.RS);
-    Value piece = vector::LoadOp::create(b, v8bf16, r, mlir::ValueRange{in, out});
-    vector::StoreOp::create(b, piece, lds, mlir::ValueRange{flat});
+    storePiece(loop.getInductionVar(), loadPiece(loop.getInductionVar()));
   }
   mlir::gpu::BarrierOp::create(b);
 }
