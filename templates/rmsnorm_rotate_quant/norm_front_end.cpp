@@ -100,21 +100,47 @@ public:
   }
 
 private:
-  /// Step 1 and 2's per-block part: wave w takes blocks w, w + waves, ...
+  /// Step 1 and 2's per-block part: wave w takes blocks w, w + waves, ...,
+  /// `inFlight` of them per iteration, their loads issued together before
+  /// any is used: one loop of load, wait, reduce would pay a memory round
+  /// trip per block (16 in sequence at K=2048, the kernel's longest latency
+  /// chain in docs/estimate.md's timeline). Each block's partial goes to its
+  /// own LDS slot, so the grouping changes no sum.
   void reducePartials(const NormInputs &in) {
     const int64_t blocks = spec.K / 32;
     const int waves = tiling.wavesPerWorkgroup;
+    const int64_t perWave = blocks / waves;
+    // Four blocks' loads take 32 VGPRs while in flight; a learned R of 256
+    // leaves too few beside them (K=4096 with add=1 spilled 20 bytes), so
+    // that configuration keeps two. The e2e matrix checks every spec
+    // compiles without scratch.
+    const int64_t most = spec.rot == RotationKind::Learned && spec.RS >= 256 ? 2 : 4;
+    int64_t inFlight = 1;
+    if (blocks % waves == 0)
+      while (inFlight * 2 <= most && perWave % (inFlight * 2) == 0)
+        inFlight *= 2;
     Value lane = remBy(rows.tid, kLanes), wave = divBy(rows.tid, kLanes);
     Value group = divBy(lane, kTileRows);
     Value rowValid = cmp(arith::CmpIPredicate::ult, rows.row, rows.rows);
     Value unitEnd = add(rows.firstUnit, idx(waves));
-    auto loop = mlir::scf::ForOp::create(b, wave, idx(blocks), idx(waves));
+    auto loop = mlir::scf::ForOp::create(b, wave, idx(blocks), idx(waves * inFlight));
     keepRolled(loop);
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value block = loop.getInductionVar();
+    llvm::SmallVector<std::pair<Value, Value>, 4> loaded; // (block, z)
+    for (int64_t i = 0; i < inFlight; ++i) {
+      Value block = add(loop.getInductionVar(), idx(i * waves));
+      Value channel = add(mulBy(block, 32), mulBy(group, 8));
+      loaded.emplace_back(block, loadZ(b, in, rows.loadRow, channel, 8));
+    }
+    for (const auto &[block, z] : loaded)
+      reduceBlock(block, z, group, rowValid, unitEnd);
+  }
+
+  /// One block's residual write-back and its partial sum into LDS.
+  void reduceBlock(Value block, Value z, Value group, Value rowValid, Value unitEnd) {
+    const int64_t blocks = spec.K / 32;
     Value channel = add(mulBy(block, 32), mulBy(group, 8));
-    Value z = loadZ(b, in, rows.loadRow, channel, 8);
     if (spec.add) {
       // z goes back once: by the workgroup whose units hold the block.
       Value unit = divBy(mulBy(block, 32), tiling.channelsPerUnit);
