@@ -82,7 +82,17 @@ public:
           rotating && tiling.stagesRotationInLds && tiling.rotationSliceColumns == 0;
       if (stageOnce)
         rotation.emitStageRotation(tid);
-      auto loop = mlir::scf::ForOp::create(b, idx(0), idx(spec.topk), idx(1));
+      // Only the passes that hold a row below m * topk: at m = 1 one pass of
+      // topk, not topk passes of which all but the first quantize clamped
+      // copies of the last row and store nothing. The count is the same for
+      // every wave (it depends on the row tile alone), so a staged R's
+      // barriers stay uniform; the tile's first row is below m * topk.
+      Value tileStart = mulBy(rowTile, int64_t(kTileRows) * spec.topk);
+      Value holding =
+          divBy(add(arith::SubIOp::create(b, routedRows, tileStart), idx(kTileRows - 1)),
+                kTileRows);
+      Value passCount = arith::MinUIOp::create(b, holding, idx(spec.topk));
+      auto loop = mlir::scf::ForOp::create(b, idx(0), passCount, idx(1));
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       subTile = loop.getInductionVar();
