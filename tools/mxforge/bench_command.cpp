@@ -26,13 +26,11 @@
 #include "spec/buckets.h"
 #include "bench/mi355x_model.h"
 #include "runtime/emu_device.h"
-#include "spec/presets.h"
-#include "spec/spec_list.h"
-#include "support/file_io.h"
 #include "support/json.h"
 #include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
 #include "tools/mxforge/kernel_run.h"
+#include "tools/mxforge/spec_sources.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -208,8 +206,10 @@ std::string rowsJson(const std::vector<Row> &rows) {
 }
 
 int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
-  // Copied before anything compiles: the in-process compiler sets LLVM's own
-  // options, which resets every cl::opt of the process.
+  // Take every flag's value now: linking with lld resets all llvm::cl options
+  // to their defaults (lld::lldMain calls ResetAllOptionOccurrences), so a
+  // flag read after the first compile would read as unset (run_command.cpp
+  // says the same). The lists are read below, before the first compile.
   const std::string jsonPath = benchJson, rowsText = benchRows;
   if (benchDevice != "emu" && benchDevice != "hip")
     return reportError(err, "--device '" + benchDevice + "' is not emu or hip", kExitUsage);
@@ -239,37 +239,13 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     if (Status distinct = checkDistinctOutputs({jsonPath}, {"--json"}, inputs); !distinct.ok())
       return reportError(err, distinct.message());
 
-  std::vector<KernelSpec> specs;
-  std::map<std::string, bool> seen;
-  auto add = [&](const KernelSpec &spec) {
-    if (seen.emplace(printSpec(spec), true).second)
-      specs.push_back(spec);
-  };
-  for (const std::string &text : benchSpecs) {
-    Result<KernelSpec> spec = parseSpec(text);
-    if (!spec.ok())
-      return reportError(err, "--spec '" + text + "': " + spec.error(), kExitUsage);
-    add(spec.value());
-  }
-  for (const std::string &file : benchSpecFiles) {
-    Result<std::vector<uint8_t>> bytes = readFileBytes(file, uint64_t(64) << 20);
-    if (!bytes.ok())
-      return reportError(err, "cannot read the spec list: " + bytes.error());
-    Result<SpecList> list = parseSpecList(
-        std::string_view(reinterpret_cast<const char *>(bytes.value().data()), bytes.value().size()),
-        file);
-    if (!list.ok())
-      return reportError(err, list.error());
-    for (const KernelSpec &spec : list.value().specs)
-      add(spec);
-  }
-  for (const std::string &name : benchPresets) {
-    Result<SpecPreset> preset = findSpecPreset(name);
-    if (!preset.ok())
-      return reportError(err, preset.error(), kExitUsage);
-    for (const KernelSpec &spec : preset.value().specs)
-      add(spec);
-  }
+  bool usage = false;
+  Result<std::vector<KernelSpec>> gathered = gatherSpecs(
+      {inputs, {benchPresets.begin(), benchPresets.end()}, {benchSpecs.begin(), benchSpecs.end()}},
+      err, usage);
+  if (!gathered.ok())
+    return reportError(err, gathered.error(), usage ? kExitUsage : kExitFailure);
+  const std::vector<KernelSpec> &specs = gathered.value();
 
   out << fmt::format("mxforge bench on emu (seed {}): each kernel's output bytes checked against "
                      "the reference, then the MI355X model's estimate\n{}\n\n",

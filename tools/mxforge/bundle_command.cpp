@@ -19,6 +19,7 @@
 #include "abi/versions.h"
 #include "tools/mxforge/bundle_extract.h"
 #include "tools/mxforge/cli_support.h"
+#include "tools/mxforge/spec_sources.h"
 #include "tools/mxforge/text_table.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -126,34 +127,12 @@ int runBundle(const BundleFlags &flags, llvm::raw_ostream &out, llvm::raw_ostrea
     return reportError(err, distinct.message());
 
   // Gather specs: files first, then presets; a spec named twice is compiled once.
-  std::vector<KernelSpec> specs;
-  std::map<std::string, bool> seen;
-  auto add = [&](const KernelSpec &spec) {
-    if (seen.emplace(printSpec(spec), true).second)
-      specs.push_back(spec);
-  };
-  for (const std::string &file : flags.specFiles) {
-    Result<std::vector<uint8_t>> bytes = readFileBytes(file, uint64_t(64) << 20);
-    if (!bytes.ok())
-      return reportError(err, "cannot read the spec list: " + bytes.error());
-    Result<SpecList> list = parseSpecList(
-        std::string_view(reinterpret_cast<const char *>(bytes.value().data()),
-                         bytes.value().size()),
-        file);
-    if (!list.ok())
-      return reportError(err, list.error());
-    for (const std::string &note : list.value().notes)
-      err << "note: " << note << "\n";
-    for (const KernelSpec &spec : list.value().specs)
-      add(spec);
-  }
-  for (const std::string &name : flags.presets) {
-    Result<SpecPreset> preset = findSpecPreset(name);
-    if (!preset.ok())
-      return reportError(err, preset.error(), kExitUsage);
-    for (const KernelSpec &spec : preset.value().specs)
-      add(spec);
-  }
+  bool usage = false;
+  Result<std::vector<KernelSpec>> gathered =
+      gatherSpecs({flags.specFiles, flags.presets, {}}, err, usage);
+  if (!gathered.ok())
+    return reportError(err, gathered.error(), usage ? kExitUsage : kExitFailure);
+  const std::vector<KernelSpec> &specs = gathered.value();
 
   KernelTableOptions options;
   options.jit = inProcessJit(cov);
