@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/bench_support.h"
 #include "bench/mi355x_model.h"
 #include "bench/peers/aiter_f4gemm.h"
 
@@ -35,10 +36,7 @@ struct Fitted {
   double meanLogError = 0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using mxf::bench::median;
 
 /// Counts of every row at one round-trip latency.
 mxf::Result<std::vector<mxf::bench::CountedF4Gemm>>

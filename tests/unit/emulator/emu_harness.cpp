@@ -10,6 +10,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -220,6 +221,21 @@ Buffer runLaneOp(const std::string &op, const Buffer &a, const Buffer &b, const 
   auto stats = runAsm(k, {&out, &ia, &ib, &ic});
   EXPECT_TRUE(stats.ok()) << stats.error();
   return out;
+}
+
+Result<LaunchStats> runAsmWith(const AsmKernel &kernel, std::vector<Buffer *> buffers,
+                               const LaunchOptions &options, std::array<uint32_t, 3> workgroup) {
+  auto code = build(kernel);
+  if (!code.ok())
+    return Result<LaunchStats>::failure(code.error());
+  std::vector<EmuBuffer> registered;
+  std::vector<uint8_t> kernargs(64, 0);
+  for (unsigned i = 0; i < buffers.size(); ++i) {
+    const uint64_t address = bufferAddress(i);
+    registered.push_back({address, buffers[i]->data(), buffers[i]->size() * 4});
+    std::memcpy(&kernargs[8 * i], &address, 8);
+  }
+  return launch(*code.value(), "k", {1, 1, 1}, workgroup, 0, kernargs, registered, options);
 }
 
 } // namespace mxf::emu::test

@@ -69,6 +69,12 @@ Result<LaunchStats> run(const LoadedCodeObject &code, std::vector<Buffer *> buff
                         std::array<uint32_t, 3> workgroup = {64, 1, 1}, uint32_t dynamicLds = 0,
                         unsigned threads = 1);
 
+/// Assemble + run one workgroup with explicit launch options (schedules,
+/// the timeline, counts-only).
+Result<LaunchStats> runAsmWith(const AsmKernel &kernel, std::vector<Buffer *> buffers,
+                               const LaunchOptions &options,
+                               std::array<uint32_t, 3> workgroup = {64, 1, 1});
+
 /// Assemble + run in one step.
 Result<LaunchStats> runAsm(const AsmKernel &kernel, std::vector<Buffer *> buffers,
                            std::array<uint32_t, 3> grid = {1, 1, 1},

@@ -35,17 +35,7 @@ LaunchOptions withSchedule(WaveSchedule schedule, uint64_t seed = kDefaultSchedu
 Result<LaunchStats> runWith(const AsmKernel &kernel, std::vector<Buffer *> buffers,
                             const LaunchOptions &options,
                             std::array<uint32_t, 3> workgroup = {64, 1, 1}) {
-  auto code = build(kernel);
-  if (!code.ok())
-    return Result<LaunchStats>::failure(code.error());
-  std::vector<EmuBuffer> registered;
-  std::vector<uint8_t> kernargs(64, 0);
-  for (unsigned i = 0; i < buffers.size(); ++i) {
-    const uint64_t address = bufferAddress(i);
-    registered.push_back({address, buffers[i]->data(), buffers[i]->size() * 4});
-    std::memcpy(&kernargs[8 * i], &address, 8);
-  }
-  return launch(*code.value(), "k", {1, 1, 1}, workgroup, 0, kernargs, registered, options);
+  return runAsmWith(kernel, std::move(buffers), options, workgroup);
 }
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)

@@ -30,26 +30,15 @@ TimelineCosts costs(uint32_t globalLatency) {
   return c;
 }
 
-/// Runs `body` (after the harness prologue) on `buffers` with `options`
-/// and returns the slowest workgroup's cycles.
+/// Runs `body` (after the harness prologue) on `buffers` with `options`.
 Result<LaunchStats> runTimed(const std::string &body, std::vector<Buffer *> buffers,
                              LaunchOptions options, std::array<uint32_t, 3> workgroup = {64, 1, 1},
                              unsigned floatDenormMode32 = 3) {
   AsmKernel k;
   k.body = std::string(kPrologue) + body;
   k.floatDenormMode32 = floatDenormMode32;
-  auto code = build(k);
-  if (!code.ok())
-    return Result<LaunchStats>::failure(code.error());
-  std::vector<EmuBuffer> registered;
-  std::vector<uint8_t> kernargs(64, 0);
-  for (unsigned i = 0; i < buffers.size(); ++i) {
-    const uint64_t address = bufferAddress(i);
-    registered.push_back({address, buffers[i]->data(), buffers[i]->size() * 4});
-    std::memcpy(&kernargs[8 * i], &address, 8);
-  }
   options.threads = 1;
-  return launch(*code.value(), "k", {1, 1, 1}, workgroup, 0, kernargs, registered, options);
+  return runAsmWith(k, std::move(buffers), options, workgroup);
 }
 
 LaunchOptions timed(uint32_t latency) {
