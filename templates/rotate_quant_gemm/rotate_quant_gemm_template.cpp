@@ -3,13 +3,15 @@
 // y[m, N] = bf16(A . dequant(W)^T) (numerics rotateQuantGemm), where A is
 // dequant(Q(x.R)) for fmt=fp4 (A4W4) and bf16(x.R) for fmt=fp6_e2m3 (W6A16).
 //
-// A workgroup owns 16 activation rows (grid y) and one 16-row weight tile
-// per `chains` waves (grid x); wave w works on tile w / chains and on the
-// chunks (128 channels) of chain w % chains. Per K slice (tiling.h): each
-// wave loads the weights of its chunks of the slice, then the waves quantize
-// the slice's activation units into LDS with rotate_quant's emitter
-// (gemm_activation.h), a barrier, then each wave runs one
-// v_mfma_scale_f32_16x16x128_f8f6f4 per chunk of its chain
+// A workgroup owns 16 activation rows (grid y) and tilesPerWave 16-row
+// weight tiles per `chains` waves (grid x); wave w works on the tiles of
+// tile group w / chains and on the chunks (128 channels) of chain
+// w % chains. Per K slice (tiling.h): each wave issues its first weight
+// loads, then the waves quantize the slice's activation units into LDS with
+// rotate_quant's emitter (gemm_activation.h), once for all the tiles, a
+// barrier, then each wave runs, chunk by chunk of its chain and tile by tile
+// within a chunk, one v_mfma_scale_f32_16x16x128_f8f6f4 per chunk and tile,
+// issuing the next weight load as each MFMA frees its registers
 // (GFX950_SEMANTICS C9):
 //   A operand: the weights. Lane l holds weight row l%16 of the tile,
 //              channels 32(l/16)..+31 of the chunk: one 16-byte global load
@@ -92,165 +94,233 @@ public:
     group = divBy(lane, kTileRows);
     token = remBy(lane, kTileRows);
     chain = remBy(wave, tiling.chains);
-    const int64_t weightTiles = spec.N / kTileRows;
-    Value weightTile = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
-                                 tiling.tilesPerWorkgroup),
-                           divBy(wave, tiling.chains));
-    // Waves past the last weight tile (N not a multiple of the workgroup's
-    // columns) multiply the last tile again and store nothing: every wave
-    // stays in the loop that holds the barriers.
-    Value tileValid = cmp(arith::CmpIPredicate::ult, weightTile, idx(weightTiles));
-    Value loadTile = arith::MinUIOp::create(b, weightTile, idx(weightTiles - 1));
-    weightRow = add(mulBy(loadTile, kTileRows), token);
-    // The weights as quant_weight writes them, read back through the same
-    // writers (one home for each layout's addressing).
-    weightCodes.emplace(b, spec.fmt, codeLayoutOf(spec.wlayout), args.get("w_q"), weightRow);
-    weightScales.emplace(b, spec.layout, args.get("w_s"), weightRow);
+    const int64_t weightTiles = (spec.N + kTileRows - 1) / kTileRows;
+    // The workgroup's tiles are tilesPerWorkgroup * tilesPerWave consecutive
+    // ones; this wave's tile group g takes g, g + tilesPerWorkgroup, ...
+    // (the waves of a workgroup read neighbouring tiles at the same time).
+    Value firstTile = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
+                                tiling.tilesPerWorkgroup * tiling.tilesPerWave),
+                          divBy(wave, tiling.chains));
+    for (int64_t t = 0; t < tiling.tilesPerWave; ++t) {
+      WaveTile tile;
+      tile.index = add(firstTile, idx(t * tiling.tilesPerWorkgroup));
+      // Tiles past the last (N not a multiple of the workgroup's columns)
+      // multiply the last tile again and store nothing: every wave stays in
+      // the loop that holds the barriers.
+      tile.valid = cmp(arith::CmpIPredicate::ult, tile.index, idx(weightTiles));
+      Value loadTile = arith::MinUIOp::create(b, tile.index, idx(weightTiles - 1));
+      Value weightRow = add(mulBy(loadTile, kTileRows), token);
+      // The weights as quant_weight writes them, read back through the same
+      // writers (one home for each layout's addressing).
+      tile.codes.emplace(b, spec.fmt, codeLayoutOf(spec.wlayout), args.get("w_q"), weightRow);
+      tile.scales.emplace(b, spec.layout, args.get("w_s"), weightRow);
+      tiles.push_back(std::move(tile));
+    }
 
     if (w6a16)
       activation.prepareBf16(ldsCodes);
     else
       activation.prepare(ldsCodes, ldsScales);
-    auto slices = mlir::scf::ForOp::create(b, idx(0), idx(tiling.slices), idx(1),
-                                           mlir::ValueRange{zeroAccumulator()});
+    llvm::SmallVector<Value> zeros(tiles.size(), zeroAccumulator());
+    auto slices = mlir::scf::ForOp::create(b, idx(0), idx(tiling.slices), idx(1), zeros);
     {
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(slices.getBody());
       Value slice = slices.getInductionVar();
-      // The weights first: they do not depend on the activation side, so
-      // their round trip overlaps its work.
-      const std::vector<ChunkWeights> weights = loadSliceWeights(slice);
+      const std::vector<SliceChunk> chunks = sliceChunks(slice);
+      // The first weights before the activation side: they do not depend on
+      // it, so their round trip overlaps its work.
+      std::vector<ChunkWeights> loaded;
+      const size_t items = chunks.size() * tiles.size();
+      const size_t inFlight = size_t(tiling.weightLoadsInFlight);
+      for (size_t i = 0; i < std::min(inFlight, items); ++i)
+        loaded.push_back(loadItem(chunks, i));
       activation.emitSlice(slice, tiling.unitsPerSlice, tiling.unitsInFlight);
       mlir::gpu::BarrierOp::create(b); // the slice's codes before any read
-      Value acc = emitSliceProduct(weights, slices.getRegionIterArgs()[0]);
+      llvm::SmallVector<Value> accs(slices.getRegionIterArgs());
+      // Item i is chunk i / tiles of tile i % tiles: each tile's chunks stay
+      // in ascending K (its chain's order), and neighbouring MFMAs feed
+      // different accumulators.
+      for (size_t j = 0; j < chunks.size(); ++j) {
+        const ChunkActivations x = readActivations(chunks[j]);
+        for (size_t t = 0; t < tiles.size(); ++t) {
+          const size_t i = j * tiles.size() + t;
+          accs[t] = emitChunkProduct(chunks[j], loaded[i], x, accs[t]);
+          if (i + inFlight < items)
+            loaded.push_back(loadItem(chunks, i + inFlight));
+        }
+      }
       mlir::gpu::BarrierOp::create(b); // every read before the next slice's writes
-      mlir::scf::YieldOp::create(b, mlir::ValueRange{acc});
+      mlir::scf::YieldOp::create(b, accs);
     }
-    emitReduceAndStore(slices.getResult(0), weightTile, tileValid);
+    emitReduceAndStore(slices.getResults());
   }
 
 private:
+  /// One of this wave's weight tiles: its index, whether it exists, and
+  /// readers of its weights at the lane's row.
+  struct WaveTile {
+    Value index, valid;
+    std::optional<CodeWriter> codes;  // reads w_q at the lane's weight row
+    std::optional<ScaleWriter> scales; // reads w_s at the lane's weight row
+  };
+
   /// One chunk of this wave's chain in the current slice: its place in the
-  /// slice's LDS (the lane's 32-channel block), the weights' code bytes (16
-  /// fp4, 24 fp6) and E8M0 byte, and whether the chunk exists (the last of a slice whose
-  /// chunk count is not a multiple of the chains is loaded again, unused).
+  /// slice's LDS (the lane's 32-channel block), its block of K, and whether
+  /// the chunk exists (the last of a slice whose chunk count is not a
+  /// multiple of the chains is loaded again, unused).
+  struct SliceChunk {
+    Value localBlock, block, valid;
+  };
+
+  /// One chunk of one tile's weights: code bytes (16 fp4, 24 fp6) and the
+  /// E8M0 byte.
   struct ChunkWeights {
-    Value localBlock, codes, scale, valid;
+    Value codes, scale;
+  };
+
+  /// The token's activations of a chunk, read from LDS once for all tiles.
+  /// A4W4: 32 fp4 codes and their scale; W6A16: four groups of 8 bf16.
+  struct ChunkActivations {
+    Value codes, scale;
+    llvm::SmallVector<Value, 4> bf16Groups;
   };
 
   /// Chunk c of K belongs to chain c % chains (numerics gemmChains); in a
   /// slice of C chunks starting at chunk s0, this wave's are
   /// first, first + chains, ... with first = (chain - s0) mod chains.
-  std::vector<ChunkWeights> loadSliceWeights(Value slice) {
+  std::vector<SliceChunk> sliceChunks(Value slice) {
     const int64_t chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
     const int64_t chains = tiling.chains;
     Value sliceChunk0 = mulBy(slice, chunksPerSlice);
     Value first = remBy(
         arith::SubIOp::create(b, add(chain, idx(chains)), remBy(sliceChunk0, chains)), chains);
     const bool everyChunkExists = chunksPerSlice % chains == 0;
-    std::vector<ChunkWeights> out;
+    std::vector<SliceChunk> out;
     for (int64_t j = 0; j < tiling.chunksPerWave; ++j) {
       Value local = add(first, idx(j * chains));
-      ChunkWeights chunk;
+      SliceChunk chunk;
       if (!everyChunkExists) {
         chunk.valid = cmp(arith::CmpIPredicate::ult, local, idx(chunksPerSlice));
         local = arith::MinUIOp::create(b, local, idx(chunksPerSlice - 1));
       }
       chunk.localBlock = add(mulBy(local, 4), group);
-      Value block = add(mulBy(slice, chunksPerSlice * 4), chunk.localBlock);
-      chunk.codes = weightCodes->loadBlock(block);
-      chunk.scale = weightScales->load(block);
+      chunk.block = add(mulBy(slice, chunksPerSlice * 4), chunk.localBlock);
       out.push_back(chunk);
     }
     return out;
   }
 
-  /// This wave's chunks of the slice, ascending, on its chain's accumulator.
-  Value emitSliceProduct(const std::vector<ChunkWeights> &weights, Value acc) {
-    if (w6a16)
-      return emitW6A16SliceProduct(weights, acc);
+  /// Item i: chunk i / tiles of tile i % tiles.
+  ChunkWeights loadItem(const std::vector<SliceChunk> &chunks, size_t i) {
+    const SliceChunk &chunk = chunks[i / tiles.size()];
+    WaveTile &tile = tiles[i % tiles.size()];
+    return {tile.codes->loadBlock(chunk.block), tile.scales->load(chunk.block)};
+  }
+
+  ChunkActivations readActivations(const SliceChunk &chunk) {
+    ChunkActivations x;
+    if (w6a16) {
+      auto bf16x8 = mlir::VectorType::get({8}, b.getBF16Type());
+      for (int64_t t = 0; t < 32 / 8; ++t)
+        x.bf16Groups.push_back(vector::LoadOp::create(
+            b, bf16x8, ldsCodes,
+            mlir::ValueRange{token, add(mulBy(chunk.localBlock, 32), idx(8 * t))}));
+      return x;
+    }
     auto fp4x32 = mlir::VectorType::get({32}, b.getType<mlir::Float4E2M1FNType>());
     auto i8x16 = mlir::VectorType::get({kBlockBytes}, b.getI8Type());
     auto e8m0 = b.getType<mlir::Float8E8M0FNUType>();
-    for (const ChunkWeights &chunk : weights) {
-      Value w = vector::BitCastOp::create(b, fp4x32, chunk.codes);
-      Value weightScale = arith::BitcastOp::create(b, e8m0, chunk.scale);
-      Value codes = vector::BitCastOp::create(
-          b, fp4x32,
-          vector::LoadOp::create(b, i8x16, ldsCodes,
-                                 mlir::ValueRange{token, mulBy(chunk.localBlock, kBlockBytes)}));
-      Value codeScale = arith::BitcastOp::create(
-          b, e8m0,
-          mlir::memref::LoadOp::create(b, ldsScales, mlir::ValueRange{token, chunk.localBlock}));
-      Value next = mlir::amdgpu::ScaledMFMAOp::create(b, acc.getType(), 16, 16, 128, w, codes,
-                                                      acc, weightScale, codeScale, 0, 0);
-      acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
-    }
-    return acc;
+    x.codes = vector::BitCastOp::create(
+        b, fp4x32,
+        vector::LoadOp::create(b, i8x16, ldsCodes,
+                               mlir::ValueRange{token, mulBy(chunk.localBlock, kBlockBytes)}));
+    x.scale = arith::BitcastOp::create(
+        b, e8m0, mlir::memref::LoadOp::create(b, ldsScales, mlir::ValueRange{token, chunk.localBlock}));
+    return x;
   }
 
-  /// W6A16: per chunk, the lane's 32 weights converted to bf16 exactly
+  /// One chunk of one tile on that tile's accumulator. A4W4: one scaled
+  /// MFMA. W6A16: the lane's 32 weights converted to bf16 exactly
   /// (code x 2^(e-127)), then MFMA t on items 8t..8t+7 of them and the
   /// token's bf16 activations at the same channels, t ascending.
-  Value emitW6A16SliceProduct(const std::vector<ChunkWeights> &weights, Value acc) {
-    auto v6i32 = mlir::VectorType::get({6}, b.getI32Type());
-    auto bf16x32 = mlir::VectorType::get({32}, b.getBF16Type());
-    auto bf16x8 = mlir::VectorType::get({8}, b.getBF16Type());
-    for (const ChunkWeights &chunk : weights) {
+  Value emitChunkProduct(const SliceChunk &chunk, const ChunkWeights &weights,
+                         const ChunkActivations &x, Value acc) {
+    Value next;
+    if (w6a16) {
+      auto v6i32 = mlir::VectorType::get({6}, b.getI32Type());
+      auto bf16x32 = mlir::VectorType::get({32}, b.getBF16Type());
       // The cvt reads the scale as an f32's exponent field: byte << 23.
       Value scale = arith::BitcastOp::create(
           b, b.getF32Type(),
-          arith::ShLIOp::create(b, arith::ExtUIOp::create(b, b.getI32Type(), chunk.scale),
+          arith::ShLIOp::create(b, arith::ExtUIOp::create(b, b.getI32Type(), weights.scale),
                                 i32(23)));
       Value w = mlir::ROCDL::CvtScaleF32Pk32Bf16Fp6Op::create(
-          b, bf16x32, vector::BitCastOp::create(b, v6i32, chunk.codes), scale);
-      Value next = acc;
+          b, bf16x32, vector::BitCastOp::create(b, v6i32, weights.codes), scale);
+      next = acc;
       for (int64_t t = 0; t < 32 / 8; ++t) {
         Value weights8 = vector::ExtractStridedSliceOp::create(b, w, llvm::ArrayRef<int64_t>{8 * t},
                                                                llvm::ArrayRef<int64_t>{8},
                                                                llvm::ArrayRef<int64_t>{1});
-        Value x8 = vector::LoadOp::create(
-            b, bf16x8, ldsCodes,
-            mlir::ValueRange{token, add(mulBy(chunk.localBlock, 32), idx(8 * t))});
-        next = mlir::amdgpu::MFMAOp::create(b, next.getType(), 16, 16, kBf16MfmaK, 1, weights8, x8,
-                                            next);
+        next = mlir::amdgpu::MFMAOp::create(b, next.getType(), 16, 16, kBf16MfmaK, 1, weights8,
+                                            x.bf16Groups[t], next);
       }
-      acc = chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
+    } else {
+      auto fp4x32 = mlir::VectorType::get({32}, b.getType<mlir::Float4E2M1FNType>());
+      auto e8m0 = b.getType<mlir::Float8E8M0FNUType>();
+      Value w = vector::BitCastOp::create(b, fp4x32, weights.codes);
+      Value weightScale = arith::BitcastOp::create(b, e8m0, weights.scale);
+      next = mlir::amdgpu::ScaledMFMAOp::create(b, acc.getType(), 16, 16, 128, w, x.codes, acc,
+                                                weightScale, x.scale, 0, 0);
     }
-    return acc;
+    return chunk.valid ? arith::SelectOp::create(b, chunk.valid, next, acc).getResult() : next;
   }
 
-  /// y[row][16 tile + 4g .. +3] for the workgroup's rows below m: with
-  /// several chains, every wave leaves its accumulator in LDS and the wave of
-  /// chain 0 adds the others in chain order (numerics' ((c0 + c1) + c2) + c3).
-  void emitReduceAndStore(Value acc, Value weightTile, Value tileValid) {
+  /// y[row][16 tile + 4g .. +3] for the workgroup's rows below m, for each
+  /// of the wave's tiles: with several chains, every wave leaves its
+  /// accumulators in LDS and the wave of chain 0 adds the others in chain
+  /// order (numerics' ((c0 + c1) + c2) + c3).
+  void emitReduceAndStore(mlir::ValueRange accs) {
     Value mIndex = arith::IndexCastOp::create(b, b.getIndexType(), args.get("m"));
     Value y = rowStridedView(b, args.get("y"), mIndex,
                              arith::IndexCastOp::create(b, b.getIndexType(), args.get("y_stride")));
     Value row = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y), kTileRows),
                     token);
-    Value stored = arith::AndIOp::create(b, tileValid, cmp(arith::CmpIPredicate::ult, row, mIndex));
-    auto store = [&](Value total) {
-      ifThen(stored, [&] {
+    Value rowValid = cmp(arith::CmpIPredicate::ult, row, mIndex);
+    auto store = [&](const WaveTile &tile, Value total) {
+      ifThen(arith::AndIOp::create(b, tile.valid, rowValid), [&] {
         Value out = arith::TruncFOp::create(b, mlir::VectorType::get({4}, b.getBF16Type()), total);
-        Value column = add(mulBy(weightTile, kTileRows), mulBy(group, 4));
+        Value column = add(mulBy(tile.index, kTileRows), mulBy(group, 4));
         vector::StoreOp::create(b, out, y, mlir::ValueRange{row, column});
       });
     };
-    if (tiling.chains == 1)
-      return store(pinnedInPlace(acc)); // the MFMAs stay out of the row < m branch
+    if (tiling.chains == 1) {
+      // The MFMAs stay out of the row < m branch.
+      llvm::SmallVector<Value> pinned;
+      for (Value acc : accs)
+        pinned.push_back(pinnedInPlace(acc));
+      for (size_t t = 0; t < tiles.size(); ++t)
+        store(tiles[t], pinned[t]);
+      return;
+    }
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
-    auto slot = [&](Value w) { return mulBy(add(mulBy(w, kLanes), lane), 4); };
-    vector::StoreOp::create(b, acc, ldsReduction, mlir::ValueRange{slot(wave)});
+    const int64_t waves = tiling.wavesPerWorkgroup();
+    auto slot = [&](Value w, size_t t) {
+      return mulBy(add(mulBy(add(w, idx(int64_t(t) * waves)), kLanes), lane), 4);
+    };
+    for (size_t t = 0; t < tiles.size(); ++t)
+      vector::StoreOp::create(b, accs[t], ldsReduction, mlir::ValueRange{slot(wave, t)});
     mlir::gpu::BarrierOp::create(b);
     ifThen(cmp(arith::CmpIPredicate::eq, chain, idx(0)), [&] {
-      Value total = acc;
-      for (int64_t c = 1; c < tiling.chains; ++c) {
-        Value other =
-            vector::LoadOp::create(b, v4f32, ldsReduction, mlir::ValueRange{slot(add(wave, idx(c)))});
-        total = arith::AddFOp::create(b, total, other);
+      for (size_t t = 0; t < tiles.size(); ++t) {
+        Value total = accs[t];
+        for (int64_t c = 1; c < tiling.chains; ++c) {
+          Value other = vector::LoadOp::create(b, v4f32, ldsReduction,
+                                               mlir::ValueRange{slot(add(wave, idx(c)), t)});
+          total = arith::AddFOp::create(b, total, other);
+        }
+        store(tiles[t], total);
       }
-      store(total);
     });
   }
 
@@ -262,9 +332,8 @@ private:
   GemmActivationEmitter activation;
   Value ldsCodes, ldsScales; // W6A16: ldsCodes holds bf16 values, no scales
   Value ldsReduction; // chains > 1: f32 [waves][64 lanes][4]
-  std::optional<CodeWriter> weightCodes;   // reads w_q at weightRow
-  std::optional<ScaleWriter> weightScales; // reads w_s at weightRow
-  Value lane, wave, group, token, chain, weightRow;
+  std::vector<WaveTile> tiles; // tilesPerWave of them
+  Value lane, wave, group, token, chain;
 };
 
 } // namespace

@@ -77,11 +77,15 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
       tiling.sliceChannels = s;
   tiling.unitsPerSlice = tiling.sliceChannels / tiling.activation.channelsPerUnit;
   // A rotated unit's x is RS/32 vector<8xbf16>, 4 VGPRs each; a plain
-  // unit's 64 channels are 2 blocks x 2 tiles of 4 f32 (16 VGPRs).
+  // unit's 64 channels are 2 blocks x 2 tiles of 4 f32 (16 VGPRs). 64 VGPRs
+  // of x in flight: half the activation side's round trips of 32 (K=4096,
+  // RS=64: 2 instead of 4; 10.0 -> 8.9 us estimated at 4096x4096), for
+  // 160-208 VGPRs instead of 122-160 (2 workgroups a CU instead of 3, which
+  // costs a second round only where m > 16 makes more than 512 workgroups).
   const bool loadsUpFront =
       spec.rot != RotationKind::HadamardButterfly && !tiling.activation.transposesInWaveLds;
   const int unitVgprs = spec.RS > 0 ? spec.RS / 32 * 4 : tiling.activation.channelsPerUnit / 4;
-  tiling.unitsInFlight = loadsUpFront ? std::max(1, 32 / unitVgprs) : 1;
+  tiling.unitsInFlight = loadsUpFront ? std::max(1, 64 / unitVgprs) : 1;
   tiling.slices = spec.K / tiling.sliceChannels;
   // Each weight tile's K is dealt to `chains` waves (numerics' order), so a
   // wave waits for a quarter of the tile's weight loads and, with fewer
@@ -89,12 +93,28 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // CUs at decode sizes.
   tiling.chains = int(gemmChains(size_t(spec.K)));
   tiling.tilesPerWorkgroup = tiling.wavesPerWorkgroup() / tiling.chains;
-  tiling.columnsPerWorkgroup = tiling.tilesPerWorkgroup * 16;
+  // A wide N (gate_up's 24576 columns: 1536 tiles) would otherwise launch
+  // several workgroups per CU, each rotating and quantizing the same x
+  // again (issue 30: issue-bound at 2.3x AITER's bare GEMM). The summation
+  // order of a column does not depend on which wave owns its tile.
+  const int weightTiles = (spec.N + 15) / 16;
+  // Rounded down: one more weight round trip per workgroup costs more than
+  // the grid's second partial wave of workgroups (6144 columns: 384 tiles
+  // as 384 workgroups estimate 8.9 us, as 192 of two tiles 10.0 us).
+  tiling.tilesPerWave = std::clamp(
+      weightTiles / (tiling.tilesPerWorkgroup * kGemmTargetWorkgroups), 1, kGemmMaxTilesPerWave);
+  tiling.columnsPerWorkgroup = tiling.tilesPerWorkgroup * tiling.tilesPerWave * 16;
   const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
   tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;
+  // A4W4: 16 code bytes and a scale a chunk (5 VGPRs); W6A16: 24 and a
+  // scale (7). One tile's chunks of a 4096-channel slice all fit.
+  const int vgprsPerLoad = w6a16 ? 7 : 5;
+  tiling.weightLoadsInFlight =
+      std::min(tiling.chunksPerWave * tiling.tilesPerWave, std::max(1, 40 / vgprsPerLoad));
   tiling.activationLdsBytes = w6a16 ? 16 * tiling.sliceChannels * 2
                                     : 16 * tiling.sliceChannels / 2 + 16 * tiling.sliceChannels / 32;
-  tiling.reductionLdsBytes = tiling.chains > 1 ? tiling.wavesPerWorkgroup() * 64 * 4 * 4 : 0;
+  tiling.reductionLdsBytes =
+      tiling.chains > 1 ? tiling.wavesPerWorkgroup() * tiling.tilesPerWave * 64 * 4 * 4 : 0;
   return tiling;
 }
 

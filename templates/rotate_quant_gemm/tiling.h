@@ -5,11 +5,15 @@
 // rounded to bf16, MXFP6 weights converted to bf16 in registers).
 // One workgroup computes y for 16 rows (grid y) and columnsPerWorkgroup
 // output channels (grid x): 16 per weight tile, each tile shared by `chains`
-// waves (numerics gemmChains: chunk c of K belongs to chain c % chains).
-// It walks K in slices: each wave first issues the weight loads of its
+// waves (numerics gemmChains: chunk c of K belongs to chain c % chains), and
+// each wave multiplying `tilesPerWave` tiles with the same activations, so
+// that x is rotated and quantized once per workgroup for all of them.
+// It walks K in slices: each wave first issues the first weight loads of its
 // chunks of the slice, then the waves quantize the slice of their 16
 // activation rows into LDS with rotate_quant's own emitter (round robin over
-// rotation units), then each wave runs its chunks' MFMAs (A4W4: one
+// rotation units), then each wave runs its chunks' MFMAs, tile by tile
+// within each chunk, issuing the slice's later weight loads as the earlier
+// ones are used (A4W4: one
 // v_mfma_scale_f32_16x16x128_f8f6f4; W6A16: four v_mfma_f32_16x16x32_bf16
 // after one v_cvt_scalef32_pk32_bf16_fp6), its chain's accumulator carried
 // across slices. At the end the chains of a tile are added in chain order
@@ -25,6 +29,16 @@
 #include "spec/kernel_spec.h"
 
 namespace mxf {
+
+/// The workgroups a decode launch aims for: MI355X's 256 CUs (8 XCDs of
+/// 32; ../shared/docs/MI355X_MODEL_FACTS.md). Fewer weight tiles per wave
+/// would re-rotate x in more workgroups than the CUs run at once; more
+/// would leave CUs idle.
+constexpr int kGemmTargetWorkgroups = 256;
+/// The most weight tiles one wave multiplies per slice: its accumulators
+/// are 4 VGPRs each, and the chains' reduction keeps 1 KiB of LDS per wave
+/// and tile.
+constexpr int kGemmMaxTilesPerWave = 8;
 
 /// K channels of one scaled MFMA (numerics' GemmProblem::gemmChunk).
 constexpr int kGemmChunkChannels = 128;
@@ -58,14 +72,21 @@ struct GemmTiling {
   int unitsInFlight = 1;
   int slices = 0;          // K / S
   int chains = 1;              // numerics gemmChains(K): waves per weight tile
-  int tilesPerWorkgroup = 0;   // waves / chains
-  int columnsPerWorkgroup = 0; // 16 per tile
+  int tilesPerWorkgroup = 0;   // tile groups: waves / chains
+  /// Weight tiles each wave multiplies: its tile group's tiles are
+  /// g, g + tilesPerWorkgroup, ... of the workgroup's columns. As many as
+  /// keep the grid at about kGemmTargetWorkgroups per 16 rows.
+  int tilesPerWave = 1;
+  int columnsPerWorkgroup = 0; // 16 per tile: 16 * tilesPerWorkgroup * tilesPerWave
   /// The most chunks of one slice a wave multiplies: ceil((S/128) / chains).
-  /// Their weights are loaded before the slice's activation side.
   int chunksPerWave = 0;
+  /// Weight loads (one chunk of one tile each) a wave keeps in flight: the
+  /// first ones go out before the slice's activation side, each later one
+  /// as an MFMA frees its registers. 40 VGPRs of weights.
+  int weightLoadsInFlight = 0;
   /// A4W4: 16 * S/2 codes + 16 * S/32 scales; W6A16: 16 * S bf16.
   int activationLdsBytes = 0;
-  int reductionLdsBytes = 0;  // chains > 1: every wave's accumulator, 1 KiB
+  int reductionLdsBytes = 0;  // chains > 1: every wave's accumulators, 1 KiB a tile
   int wavesPerWorkgroup() const { return activation.wavesPerWorkgroup; }
   int workgroupSize() const { return activation.workgroupSize(); }
   int ldsBytes() const { return activation.ldsBytes + activationLdsBytes + reductionLdsBytes; }

@@ -715,7 +715,9 @@ inline std::vector<KernelSpec> rotateQuantMoeSpecMatrix() {
 /// code ignores) and the M bucket; the decode layers seed 003 moves to
 /// MXFP6 (GDN in_proj_qkvz and out_proj, attention qkv and o); and RS in
 /// {0, 32, 64, 128} x both weight layouts on ragged shapes. Group 5: K=128
-/// (one chunk, one chain) for both GEMMs. m is drawn per run (the test).
+/// (one chunk, one chain) for both GEMMs. Group 6: N wide enough that a
+/// wave multiplies several weight tiles, ragged. m is drawn per run (the
+/// test).
 inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
   const std::pair<int, int> shapes[] = {{16, 256},  {48, 512},  {256, 1024}, {272, 384},
                                         {80, 2048}, {528, 640}, {112, 1536}, {1040, 256},
@@ -829,6 +831,37 @@ inline std::vector<KernelSpec> rotateQuantGemmSpecMatrix() {
           next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain, Intermediate::F32,
           next % 2 ? 16 : 32, fmt);
     }
+  // Group 6: N wide enough that a wave multiplies several weight tiles
+  // (tiling.h's tilesPerWave), each N leaving the last workgroup ragged, on
+  // small K: one chain (K=128: 4 tile groups a workgroup), two (256) and
+  // four; 8 waves for a learned R of 128 (2 tile groups). Per spec:
+  // tilesPerWave, and the last workgroup's tiles that exist:
+  // 2, 1 of 2; 3, 1 of 3; 2, 3 of 4; 2, 7 of 8; 4, 3 of 4; 8 (the cap), 1
+  // of 8; then W6A16: 2, 3 of 4; 3, 1 of 3; 2, 7 of 8.
+  struct Wide {
+    int n, k, rs;
+    RotationKind kind;
+    ElemFormat fmt;
+    WeightLayout wlayout;
+  };
+  const Wide wide[] = {
+      {16 * 517, 512, 0, RotationKind::None, ElemFormat::E2M1, WeightLayout::Plain},
+      {16 * 769, 1024, 64, RotationKind::Hadamard, ElemFormat::E2M1,
+       WeightLayout::Preshuffle16x16},
+      {16 * 1027, 512, 128, RotationKind::Learned, ElemFormat::E2M1, WeightLayout::Plain},
+      {16 * 2055, 128, 32, RotationKind::Hadamard, ElemFormat::E2M1,
+       WeightLayout::Preshuffle16x16},
+      {16 * 1031, 2048, 128, RotationKind::LearnedPerBlock, ElemFormat::E2M1,
+       WeightLayout::Plain},
+      {16 * 2057, 512, 0, RotationKind::None, ElemFormat::E2M1, WeightLayout::Preshuffle16x16},
+      {16 * 1031, 256, 0, RotationKind::None, w6, WeightLayout::Plain},
+      {16 * 769, 1024, 128, RotationKind::Hadamard, w6, WeightLayout::W6A16Tile16x128},
+      {16 * 2055, 128, 64, RotationKind::LearnedPerBlock, w6, WeightLayout::Plain},
+  };
+  for (const Wide &c : wide)
+    add(c.n, c.k, c.rs, c.kind, rules[next % std::size(rules)], c.wlayout,
+        next % 2 ? ScaleLayout::A4W4Shuffle : ScaleLayout::Plain, Intermediate::F32,
+        buckets[next % std::size(buckets)], c.fmt);
   return specs;
 }
 
