@@ -26,6 +26,7 @@
 #include "support/status.h"
 #include "runtime/device_types.h"
 #include "runtime/kernel_args.h"
+#include "runtime/launch_timing.h"
 #include "abi/kernel_info.h"
 
 #include <cstdint>
@@ -139,6 +140,19 @@ public:
                               LaunchReport *report = nullptr) = 0;
   /// Waits until every launch on this device has finished.
   virtual Status synchronize() = 0;
+
+  //===--- Timing ------------------------------------------------------------===//
+
+  /// Times `enqueue`'s launches (launch_timing.h): the hip backend with
+  /// hipEvents around graph-captured launches. The emu backend has no clock
+  /// and refuses, naming the MI355X model's estimate instead.
+  virtual Result<LaunchTiming> timeLaunches(const EnqueuePass &enqueue,
+                                            const TimingOptions &options) {
+    return Result<LaunchTiming>::failure(
+        "the " + std::string(kind()) +
+        " device does not time launches (only hip does; on emu, mxforge bench prints the MI355X "
+        "model's estimate)");
+  }
 };
 
 /// RAII owner of one buffer: frees it on destruction (a failure there has no

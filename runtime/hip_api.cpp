@@ -87,6 +87,21 @@ Status resolve(void *handle, Api &api) {
   need(api.deviceSynchronize, "hipDeviceSynchronize");
   need(api.getErrorString, "hipGetErrorString");
   bind(api.getErrorName, "hipGetErrorName", false);
+  bind(api.streamCreate, "hipStreamCreate", false);
+  bind(api.streamDestroy, "hipStreamDestroy", false);
+  bind(api.streamSynchronize, "hipStreamSynchronize", false);
+  bind(api.streamBeginCapture, "hipStreamBeginCapture", false);
+  bind(api.streamEndCapture, "hipStreamEndCapture", false);
+  bind(api.graphInstantiate, "hipGraphInstantiate", false);
+  bind(api.graphLaunch, "hipGraphLaunch", false);
+  bind(api.graphExecDestroy, "hipGraphExecDestroy", false);
+  bind(api.graphDestroy, "hipGraphDestroy", false);
+  bind(api.eventCreate, "hipEventCreate", false);
+  bind(api.eventDestroy, "hipEventDestroy", false);
+  bind(api.eventRecord, "hipEventRecord", false);
+  bind(api.eventSynchronize, "hipEventSynchronize", false);
+  bind(api.eventElapsedTime, "hipEventElapsedTime", false);
+  bind(api.memsetAsync, "hipMemsetAsync", false);
   if (missing)
     return Status::failure(std::string("it has no ") + missing + " (is it a HIP runtime library?)");
   return Status::success();

@@ -26,6 +26,9 @@ enum ErrorCode : int {
   kErrorInvalidDevice = 101, // hipErrorInvalidDevice
 };
 
+/// hipStreamCaptureMode: captures only this thread's work on the stream.
+constexpr int kStreamCaptureModeThreadLocal = 1;
+
 /// hipMemcpyKind values.
 enum MemcpyKind : int { kMemcpyHostToDevice = 1, kMemcpyDeviceToHost = 2 };
 
@@ -56,6 +59,25 @@ struct Api {
   int (*deviceSynchronize)() = nullptr;
   const char *(*getErrorString)(int error) = nullptr;
   const char *(*getErrorName)(int error) = nullptr; // optional
+
+  // Timing (hip_timing.h): optional, so that a runtime without graphs still
+  // runs kernels; timing names the first one missing.
+  int (*streamCreate)(void **stream) = nullptr;
+  int (*streamDestroy)(void *stream) = nullptr;
+  int (*streamSynchronize)(void *stream) = nullptr;
+  int (*streamBeginCapture)(void *stream, int mode) = nullptr;
+  int (*streamEndCapture)(void *stream, void **graph) = nullptr;
+  int (*graphInstantiate)(void **exec, void *graph, void **errorNode, char *log,
+                          size_t logBytes) = nullptr;
+  int (*graphLaunch)(void *exec, void *stream) = nullptr;
+  int (*graphExecDestroy)(void *exec) = nullptr;
+  int (*graphDestroy)(void *graph) = nullptr;
+  int (*eventCreate)(void **event) = nullptr;
+  int (*eventDestroy)(void *event) = nullptr;
+  int (*eventRecord)(void *event, void *stream) = nullptr;
+  int (*eventSynchronize)(void *event) = nullptr;
+  int (*eventElapsedTime)(float *ms, void *start, void *stop) = nullptr;
+  int (*memsetAsync)(void *pointer, int value, size_t bytes, void *stream) = nullptr;
 
   /// "100 (hipErrorNoDevice: no ROCm-capable device is detected)".
   std::string describe(int error) const;

@@ -12,6 +12,7 @@
 #include "runtime/hip_device.h"
 #include "runtime/device_base.h"
 #include "runtime/hip_api.h"
+#include "runtime/hip_timing.h"
 
 #include <map>
 
@@ -53,6 +54,11 @@ public:
   std::string description() const override {
     return "hip (AMD GPU " + std::to_string(ordinal_) + " of " + std::to_string(deviceCount_) +
            ", via " + api_->path + ")";
+  }
+
+  Result<LaunchTiming> timeLaunches(const EnqueuePass &enqueue,
+                                    const TimingOptions &options) override {
+    return onOurs([&] { return hip::timeWithGraphs(*api_, enqueue, options); });
   }
 
 protected:

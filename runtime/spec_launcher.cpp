@@ -280,6 +280,11 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
       return copied;
     result.outputs[operands[i].name] = std::move(bytes);
   }
+  if (options.whileLoaded)
+    if (Status s = options.whileLoaded(device, handle.value(), prepared.value().config,
+                                       prepared.value().args);
+        !s.ok())
+      return s;
   (void)device.unloadModule(module.value());
   return result;
 }

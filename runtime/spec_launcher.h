@@ -18,6 +18,7 @@
 #include "spec/kernel_spec.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,12 @@ struct SpecLaunchOptions {
   std::optional<int64_t> selection;
   /// The op's own by-value values (kernelValueArgs: eps), by name.
   LaunchValues values;
+  /// Called after the outputs were copied out, while the module and buffers
+  /// are still loaded, with the launch's kernel, geometry and arguments: what
+  /// `mxforge bench --device hip` times (Device::timeLaunches). Its failure
+  /// is the launch's.
+  std::function<Status(Device &, const Kernel &, const LaunchConfig &, const KernelArgs &)>
+      whileLoaded;
 };
 
 /// The row stride of `operand` in `strides`, or its row length when it is not

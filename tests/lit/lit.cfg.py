@@ -27,6 +27,7 @@ inputs = os.path.join(config.mxforge_lit_source_dir, "Inputs")
 # lit substitutes in list order and "%mxforge" is a prefix of "%mxforge-opt",
 # so the longer name must come first.
 config.substitutions.append(("%mxforge-opt", config.mxforge_opt_path))
+config.substitutions.append(("%fake_hip", config.mxforge_fake_hip_path))
 config.substitutions.append(("%mxforge", config.mxforge_path))
 # %npytool info|values|make|cut ...: inspects and builds .npy files without
 # numpy (Inputs/npytool.py), run by the interpreter that runs lit, which is

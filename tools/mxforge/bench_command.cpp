@@ -1,7 +1,8 @@
 //===- bench_command.cpp - mxforge bench: check, then measure or estimate --===//
 //
 // mxforge bench (--preset NAME | --specs FILE | --spec SPEC)... [--m LIST]
-//               [--device emu|hip] [--json FILE] [--seed S]
+//               [--device emu|hip] [--repeats N] [--warmup N] [--flush-l2]
+//               [--json FILE] [--seed S]
 //
 // What an MI355X user runs, and what we run without one (docs/cli.md,
 // "mxforge bench"). For every spec and every m of --m that the spec's
@@ -13,8 +14,12 @@
 // (the operands once at 8 TB/s) and the bound; a fused GEMM with a rotation
 // is also compared with its separated pipeline (rotate_quant, then the GEMM
 // with RS=0, each checked and estimated, summed), the comparison seed 000
-// made on MI355X. Timing on a HIP device (hipEvent over graph-captured
-// launches) is not built yet: --device hip says so.
+// made on MI355X. On hip (an AMD GPU) the time is measured the way seed
+// 000 measured its kernels: hipEvents around graph-captured launches after
+// a warm-up, the median and the 10th and 90th percentiles of --repeats,
+// L2 flushed before each repeat or not (--flush-l2), the method printed
+// under the table (runtime/hip_timing.h). The separated pipeline's time is
+// the sum of its two kernels' medians, each timed on its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +30,9 @@
 #include "arrays/reference_runner.h"
 #include "spec/buckets.h"
 #include "bench/mi355x_model.h"
+#include "runtime/device_factory.h"
 #include "runtime/emu_device.h"
+#include "runtime/launch_timing.h"
 #include "support/json.h"
 #include "support/output_files.h"
 #include "tools/mxforge/cli_support.h"
@@ -61,9 +68,18 @@ cl::opt<std::string> benchRows("m", cl::sub(benchCommand), cl::value_desc("LIST"
                                cl::desc("The rows to run each kernel with (default 1,4,16,32)"),
                                cl::init("1,4,16,32"), cl::cat(mxforgeCategory()));
 cl::opt<std::string> benchDevice("device", cl::sub(benchCommand), cl::value_desc("emu|hip"),
-                                 cl::desc("emu (default): counts and the MI355X model; hip: a "
-                                          "GPU (timing not built yet)"),
+                                 cl::desc("emu (default): counts and the MI355X model; hip: an "
+                                          "AMD GPU, timed with hipEvents"),
                                  cl::init("emu"), cl::cat(mxforgeCategory()));
+cl::opt<std::string> benchRepeats("repeats", cl::sub(benchCommand), cl::value_desc("N"),
+                                  cl::desc("hip: timed repeats per kernel (default 50)"),
+                                  cl::cat(mxforgeCategory()));
+cl::opt<std::string> benchWarmup("warmup", cl::sub(benchCommand), cl::value_desc("N"),
+                                 cl::desc("hip: warm-up graph launches per kernel (default 10)"),
+                                 cl::cat(mxforgeCategory()));
+cl::opt<bool> benchFlushL2("flush-l2", cl::sub(benchCommand),
+                           cl::desc("hip: flush L2 before each repeat (one pass per graph)"),
+                           cl::cat(mxforgeCategory()));
 cl::opt<std::string> benchJson("json", cl::sub(benchCommand), cl::value_desc("FILE"),
                                cl::desc("Also write the rows as a JSON list"),
                                cl::cat(mxforgeCategory()));
@@ -98,10 +114,14 @@ std::string bucketFamily(const KernelSpec &spec) {
   return printSpec(family);
 }
 
-/// One kernel at one m: checked on the device, then estimated.
+/// One kernel at one m: checked on the device, then estimated (emu) or
+/// timed (hip).
 struct Measured {
   std::string check = "ok"; // or what failed
   bench::Mi355xEstimate estimate;
+  std::optional<runtime::LaunchTiming> timing;
+  /// The figure a row compares: the estimate on emu, the median on hip.
+  double us() const { return timing ? timing->medianUs : estimate.estimateUs; }
 };
 
 uint64_t requiredBytes(const KernelSpec &spec, int m) {
@@ -113,7 +133,9 @@ uint64_t requiredBytes(const KernelSpec &spec, int m) {
 
 class Bench {
 public:
-  explicit Bench(uint64_t seed) : seed_(seed) {}
+  /// `timing` set: the device times every checked kernel (hip).
+  Bench(runtime::Device &device, uint64_t seed, std::optional<runtime::TimingOptions> timing)
+      : device_(device), seed_(seed), timing_(std::move(timing)) {}
 
   Result<Measured> measure(const KernelSpec &spec, int m) {
     const std::string text = printSpec(spec);
@@ -127,15 +149,27 @@ public:
     Result<arrays::ReferenceRun> reference = arrays::runReference(spec, m, {}, seed_);
     if (!reference.ok())
       return Result<Measured>::failure(text + ": " + reference.error());
-    Result<std::unique_ptr<runtime::Device>> device =
-        runtime::openEmuDevice(bench::mi355xEmuOptions());
-    if (!device.ok())
-      return device.status();
+    Measured measured;
+    WhileLoaded time;
+    if (timing_)
+      time = [&](runtime::Device &device, const runtime::Kernel &kernel,
+                 const runtime::LaunchConfig &config, const runtime::KernelArgs &args) -> Status {
+        Result<runtime::LaunchTiming> timed = device.timeLaunches(
+            [&](void *stream) {
+              runtime::LaunchConfig onStream = config;
+              onStream.stream = stream;
+              return device.launch(kernel, onStream, args);
+            },
+            *timing_);
+        if (!timed.ok())
+          return Status::failure("timing: " + timed.error());
+        measured.timing = timed.value();
+        return Status::success();
+      };
     Result<KernelRun> run =
-        runAndCompare(*device.value(), compiled->second, spec, m, reference.value());
+        runAndCompare(device_, compiled->second, spec, m, reference.value(), time);
     if (!run.ok())
       return Result<Measured>::failure(text + ": " + run.error());
-    Measured measured;
     if (!run.value().ok())
       measured.check = fmt::format("FAILED: {} bytes differ from the reference, {} bytes past "
                                    "m written",
@@ -145,7 +179,9 @@ public:
   }
 
 private:
+  runtime::Device &device_;
   uint64_t seed_;
+  std::optional<runtime::TimingOptions> timing_;
   std::map<std::string, CompiledKernel> kernels_;
 };
 
@@ -180,29 +216,47 @@ struct Row {
   std::string spec;
   int m = 0;
   Measured fused;
-  std::optional<double> separatedUs;
+  std::optional<double> separatedUs; // the estimate (emu) or the sum of medians (hip)
   std::string separatedCheck;
 };
 
 std::string jsonNumber(double value) { return fmt::format("{:.6g}", value); }
 
-std::string rowsJson(const std::vector<Row> &rows) {
+std::string rowsJson(const std::vector<Row> &rows, bool hip) {
   std::string out = "[\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row &r = rows[i];
-    const bench::Mi355xEstimate &e = r.fused.estimate;
-    out += fmt::format("  {{\"spec\": {}, \"m\": {}, \"device\": \"emu\", \"check\": {}, "
-                       "\"estimate_us\": {}, \"floor_us\": {}, \"bound\": {}",
-                       json::quote(r.spec), r.m, json::quote(r.fused.check),
-                       jsonNumber(e.estimateUs), jsonNumber(e.floorUs), json::quote(e.bound));
+    out += fmt::format("  {{\"spec\": {}, \"m\": {}, \"device\": \"{}\", \"check\": {}",
+                       json::quote(r.spec), r.m, hip ? "hip" : "emu", json::quote(r.fused.check));
+    if (hip) {
+      const runtime::LaunchTiming &t = *r.fused.timing;
+      out += fmt::format(", \"median_us\": {}, \"p10_us\": {}, \"p90_us\": {}, "
+                         "\"repeats\": {}, \"l2_flushed\": {}",
+                         jsonNumber(t.medianUs), jsonNumber(t.p10Us), jsonNumber(t.p90Us),
+                         t.usPerPass.size(), t.flushedL2 ? "true" : "false");
+    } else {
+      const bench::Mi355xEstimate &e = r.fused.estimate;
+      out += fmt::format(", \"estimate_us\": {}, \"floor_us\": {}, \"bound\": {}",
+                         jsonNumber(e.estimateUs), jsonNumber(e.floorUs), json::quote(e.bound));
+    }
     if (r.separatedUs)
-      out += fmt::format(", \"separated_estimate_us\": {}, \"separated_check\": {}, "
-                         "\"speedup\": {}",
-                         jsonNumber(*r.separatedUs), json::quote(r.separatedCheck),
-                         jsonNumber(*r.separatedUs / e.estimateUs));
+      out += fmt::format(", \"separated_{}\": {}, \"separated_check\": {}, \"speedup\": {}",
+                         hip ? "median_us" : "estimate_us", jsonNumber(*r.separatedUs),
+                         json::quote(r.separatedCheck), jsonNumber(*r.separatedUs / r.fused.us()));
     out += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   return out + "]\n";
+}
+
+/// --repeats and --warmup: a count in [min, 100000].
+Result<int> parseCount(const char *flag, const std::string &text, int fallback, int min) {
+  if (text.empty())
+    return fallback;
+  int value = 0;
+  if (llvm::StringRef(text).trim().getAsInteger(10, value) || value < min || value > 100000)
+    return Result<int>::failure(fmt::format("--{} '{}' is not a count in {}..100000", flag, text,
+                                            min));
+  return value;
 }
 
 int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
@@ -210,15 +264,25 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   // to their defaults (lld::lldMain calls ResetAllOptionOccurrences), so a
   // flag read after the first compile would read as unset (run_command.cpp
   // says the same). The lists are read below, before the first compile.
-  const std::string jsonPath = benchJson, rowsText = benchRows;
-  if (benchDevice != "emu" && benchDevice != "hip")
-    return reportError(err, "--device '" + benchDevice + "' is not emu or hip", kExitUsage);
-  if (benchDevice == "hip")
+  const std::string jsonPath = benchJson, rowsText = benchRows, deviceName = benchDevice;
+  if (deviceName != "emu" && deviceName != "hip")
+    return reportError(err, "--device '" + deviceName + "' is not emu or hip", kExitUsage);
+  const bool hip = deviceName == "hip";
+  if (!hip && (!benchRepeats.empty() || !benchWarmup.empty() || benchFlushL2))
     return reportError(err,
-                       "mxforge bench --device hip: timing on a HIP device (hipEvent over "
-                       "graph-captured launches) is not built yet; --device emu checks every "
-                       "kernel and prints the MI355X model's estimates",
+                       "--repeats, --warmup and --flush-l2 time launches on a GPU: they need "
+                       "--device hip (emu prints the MI355X model's estimate)",
                        kExitUsage);
+  runtime::TimingOptions timing;
+  Result<int> repeats = parseCount("repeats", benchRepeats, timing.repeats, 1);
+  if (!repeats.ok())
+    return reportError(err, repeats.error(), kExitUsage);
+  Result<int> warmup = parseCount("warmup", benchWarmup, timing.warmup, 0);
+  if (!warmup.ok())
+    return reportError(err, warmup.error(), kExitUsage);
+  timing.repeats = repeats.value();
+  timing.warmup = warmup.value();
+  timing.flushL2 = benchFlushL2;
   if (benchPresets.empty() && benchSpecFiles.empty() && benchSpecs.empty())
     return reportError(err,
                        "mxforge bench needs --preset NAME, --specs FILE or --spec SPEC, e.g. "
@@ -247,12 +311,26 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     return reportError(err, gathered.error(), usage ? kExitUsage : kExitFailure);
   const std::vector<KernelSpec> &specs = gathered.value();
 
-  out << fmt::format("mxforge bench on emu (seed {}): each kernel's output bytes checked against "
-                     "the reference, then the MI355X model's estimate\n{}\n\n",
-                     seed, bench::mi355xModelLegend());
-  out << "| m | spec | check | estimate us | floor us | x floor | bound | separated us | speedup "
-         "|\n|---|---|---|---|---|---|---|---|---|\n";
-  Bench bench(seed);
+  Result<std::unique_ptr<runtime::Device>> device =
+      hip ? runtime::openDevice("hip") : runtime::openEmuDevice(bench::mi355xEmuOptions());
+  if (!device.ok())
+    return reportError(err, "mxforge bench --device " + deviceName + ": " + device.error());
+  if (hip) {
+    out << fmt::format("mxforge bench on {} (seed {}): each kernel's output bytes checked against "
+                       "the reference, then timed (microseconds per launch, measured)\n\n",
+                       device.value()->description(), seed);
+    out << "| m | spec | check | median us | p10 us | p90 us | separated us | speedup "
+           "|\n|---|---|---|---|---|---|---|---|\n";
+  } else {
+    out << fmt::format("mxforge bench on emu (seed {}): each kernel's output bytes checked "
+                       "against the reference, then the MI355X model's estimate\n{}\n\n",
+                       seed, bench::mi355xModelLegend());
+    out << "| m | spec | check | estimate us | floor us | x floor | bound | separated us | speedup "
+           "|\n|---|---|---|---|---|---|---|---|---|\n";
+  }
+  Bench bench(*device.value(), seed,
+              hip ? std::optional<runtime::TimingOptions>(timing) : std::nullopt);
+  std::string method;
   std::vector<Row> rows;
   bool allOk = true;
   for (const KernelSpec &spec : specs)
@@ -275,18 +353,26 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
           return reportError(err, quant.error());
         if (!gemm.ok())
           return reportError(err, gemm.error());
-        row.separatedUs = quant.value().estimate.estimateUs + gemm.value().estimate.estimateUs;
+        row.separatedUs = quant.value().us() + gemm.value().us();
         row.separatedCheck = quant.value().check != "ok" ? quant.value().check : gemm.value().check;
         allOk = allOk && row.separatedCheck == "ok";
       }
       allOk = allOk && row.fused.check == "ok";
-      const bench::Mi355xEstimate &e = row.fused.estimate;
-      out << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.1f} | {} | {} | {} |\n", m,
-                         row.spec, row.fused.check, e.estimateUs, e.floorUs,
-                         e.estimateUs / std::max(e.floorUs, 1e-9), e.bound,
-                         row.separatedUs ? fmt::format("{:.2f}", *row.separatedUs) : "-",
-                         row.separatedUs ? fmt::format("{:.2f}x", *row.separatedUs / e.estimateUs)
-                                         : "-");
+      const std::string separated =
+          row.separatedUs ? fmt::format("{:.2f} | {:.2f}x", *row.separatedUs,
+                                        *row.separatedUs / row.fused.us())
+                          : "- | -";
+      if (hip) {
+        const runtime::LaunchTiming &t = *row.fused.timing;
+        method = t.method;
+        out << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {} |\n", m, row.spec,
+                           row.fused.check, t.medianUs, t.p10Us, t.p90Us, separated);
+      } else {
+        const bench::Mi355xEstimate &e = row.fused.estimate;
+        out << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.1f} | {} | {} |\n", m, row.spec,
+                           row.fused.check, e.estimateUs, e.floorUs,
+                           e.estimateUs / std::max(e.floorUs, 1e-9), e.bound, separated);
+      }
       out.flush();
       rows.push_back(std::move(row));
     }
@@ -294,11 +380,21 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     return reportError(err, "no kernel serves the rows of --m " + rowsText +
                                 " (a kernel runs at every m up to its bucket M)",
                        kExitUsage);
-  out << fmt::format("\n{} kernel runs checked: {}. Estimates, not measurements: separated = "
-                     "rotate_quant then the GEMM with RS=0, each with the model's fixed time.\n",
-                     rows.size(), allOk ? "every output byte equals the reference" : "FAILURES above");
+  if (hip)
+    out << fmt::format("\n{} kernel runs checked: {}. Measured: {}. separated = rotate_quant "
+                       "then the GEMM with RS=0, the sum of their medians, each timed on its "
+                       "own.\n",
+                       rows.size(),
+                       allOk ? "every output byte equals the reference" : "FAILURES above",
+                       method);
+  else
+    out << fmt::format("\n{} kernel runs checked: {}. Estimates, not measurements: separated = "
+                       "rotate_quant then the GEMM with RS=0, each with the model's fixed "
+                       "time.\n",
+                       rows.size(),
+                       allOk ? "every output byte equals the reference" : "FAILURES above");
   if (!jsonPath.empty()) {
-    const std::string json = rowsJson(rows);
+    const std::string json = rowsJson(rows, hip);
     if (Status s = writeOutputFiles({{"--json", jsonPath, std::vector<uint8_t>(json.begin(),
                                                                               json.end())}},
                                     inputs);

@@ -111,7 +111,8 @@ Result<CompiledKernel> obtainKernel(const KernelSpec &spec, const std::string &h
 
 Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
                                 const KernelSpec &spec, int m,
-                                const arrays::ReferenceRun &reference) {
+                                const arrays::ReferenceRun &reference,
+                                const WhileLoaded &whileLoaded) {
   runtime::HostArrays inputs;
   for (const auto &[name, array] : reference.inputs) {
     // The reference's arrays have exactly m rows, as the kernel reads them.
@@ -121,6 +122,7 @@ Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &k
   options.poison = kPoison;
   options.selection = reference.selection; // selective rotation: the path the reference took
   options.values = reference.values;       // the op's by-value values (eps)
+  options.whileLoaded = whileLoaded;
   auto start = std::chrono::steady_clock::now();
   Result<runtime::SpecLaunch> launched =
       runtime::launchSpec(device, kernel.code.hsaco, kernel.code.kernel, kernel.code.launch, spec,

@@ -15,6 +15,7 @@
 #include "spec/kernel_spec.h"
 #include "arrays/reference_runner.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,19 @@ struct KernelRun {
   bool ok() const { return mismatches == 0 && untouchedViolations == 0; }
 };
 
+/// What runs after the checked launch, with its kernel and arguments still
+/// loaded (runtime::SpecLaunchOptions::whileLoaded): bench's timing.
+using WhileLoaded = std::function<Status(runtime::Device &, const runtime::Kernel &,
+                                         const runtime::LaunchConfig &,
+                                         const runtime::KernelArgs &)>;
+
 /// Runs the kernel on `device` with `reference.inputs` for `m` rows and
-/// compares its outputs with `reference.outputs`.
+/// compares its outputs with `reference.outputs`; then `whileLoaded`, if
+/// given (launchMs includes it).
 Result<KernelRun> runAndCompare(runtime::Device &device, const CompiledKernel &kernel,
                                 const KernelSpec &spec, int m,
-                                const arrays::ReferenceRun &reference);
+                                const arrays::ReferenceRun &reference,
+                                const WhileLoaded &whileLoaded = {});
 
 } // namespace mxf::cli
 

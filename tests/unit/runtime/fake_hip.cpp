@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct Module {
   bool realElf = false;
 };
 
+/// A captured launch, replayed by hipGraphLaunch.
+struct Node {
+  Function *function;
+  FakeHipLaunch launch;
+};
+struct Graph {
+  std::vector<Node> nodes;
+};
+
 struct State {
   std::mutex mutex;
   int mode = kFakeHipWorking;
@@ -47,6 +57,14 @@ struct State {
   int launches = 0;
   FakeHipLaunch last{};
   std::string log;
+  // Timing: streams and events are opaque tokens; a stream under capture
+  // collects launches into its graph instead of running them, and a graph
+  // launch replays them.
+  std::set<void *> streams, events;
+  std::map<void *, Graph *> capturing; // stream -> the graph it is capturing into
+  std::set<Graph *> graphs, execs;
+  int elapsedCalls = 0;
+  int graphLaunches = 0;
 };
 
 State &state() {
@@ -91,7 +109,20 @@ FAKE_EXPORT void fakeHipReset(int mode, int deviceCount) {
   s.launches = 0;
   s.last = FakeHipLaunch{};
   s.log.clear();
+  s.elapsedCalls = 0;
+  s.graphLaunches = 0;
   currentDevice = 0;
+}
+
+FAKE_EXPORT size_t fakeHipLiveTimingObjects() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  State &s = state();
+  return s.streams.size() + s.events.size() + s.graphs.size() + s.execs.size();
+}
+
+FAKE_EXPORT int fakeHipGraphLaunchCount() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().graphLaunches;
 }
 
 FAKE_EXPORT void fakeHipFailNext(const char *function, int error) {
@@ -230,13 +261,18 @@ FAKE_EXPORT int hipGetDevice(int *device) {
   return 0;
 }
 
-// Stream capture as a marker in the call log: a test brackets a launch with
-// these and checks that nothing but the launch (and device queries) came
-// between them. The fake builds no graph.
+// Stream capture: launches on a capturing stream are collected into its
+// graph, not run; a test may also bracket launches with these by hand (any
+// pointer as the stream) and check the call log.
 FAKE_EXPORT int hipStreamBeginCapture(void *stream, int mode) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   record(s, "hipStreamBeginCapture");
+  if (int e = injected(s, "hipStreamBeginCapture"))
+    return e;
+  if (s.capturing.count(stream))
+    return 1;
+  s.capturing[stream] = new Graph;
   return 0;
 }
 
@@ -244,8 +280,130 @@ FAKE_EXPORT int hipStreamEndCapture(void *stream, void **graph) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   record(s, "hipStreamEndCapture");
-  if (graph)
-    *graph = nullptr;
+  auto it = s.capturing.find(stream);
+  if (it == s.capturing.end())
+    return 1;
+  Graph *captured = it->second;
+  s.capturing.erase(it);
+  if (graph) {
+    s.graphs.insert(captured);
+    *graph = captured;
+  } else {
+    delete captured;
+  }
+  return 0;
+}
+
+FAKE_EXPORT int hipGraphInstantiate(void **exec, void *graph, void **errorNode, char *log,
+                                    size_t logBytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipGraphInstantiate");
+  if (int e = injected(s, "hipGraphInstantiate"))
+    return e;
+  auto *g = static_cast<Graph *>(graph);
+  if (!exec || !s.graphs.count(g))
+    return 1;
+  auto *instance = new Graph(*g);
+  s.execs.insert(instance);
+  *exec = instance;
+  return 0;
+}
+
+FAKE_EXPORT int hipGraphExecDestroy(void *exec) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipGraphExecDestroy");
+  auto *g = static_cast<Graph *>(exec);
+  if (!s.execs.erase(g))
+    return 1;
+  delete g;
+  return 0;
+}
+
+FAKE_EXPORT int hipGraphDestroy(void *graph) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipGraphDestroy");
+  auto *g = static_cast<Graph *>(graph);
+  if (!s.graphs.erase(g))
+    return 1;
+  delete g;
+  return 0;
+}
+
+FAKE_EXPORT int hipStreamCreate(void **stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipStreamCreate");
+  if (int e = injected(s, "hipStreamCreate"))
+    return e;
+  void *token = std::malloc(1);
+  s.streams.insert(token);
+  *stream = token;
+  return 0;
+}
+
+FAKE_EXPORT int hipStreamDestroy(void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipStreamDestroy");
+  if (!s.streams.erase(stream))
+    return 1;
+  std::free(stream);
+  return 0;
+}
+
+FAKE_EXPORT int hipStreamSynchronize(void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipStreamSynchronize");
+  return s.streams.count(stream) ? injected(s, "hipStreamSynchronize") : 1;
+}
+
+FAKE_EXPORT int hipEventCreate(void **event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipEventCreate");
+  void *token = std::malloc(1);
+  s.events.insert(token);
+  *event = token;
+  return 0;
+}
+
+FAKE_EXPORT int hipEventDestroy(void *event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipEventDestroy");
+  if (!s.events.erase(event))
+    return 1;
+  std::free(event);
+  return 0;
+}
+
+FAKE_EXPORT int hipEventRecord(void *event, void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipEventRecord");
+  return s.events.count(event) && s.streams.count(stream) ? 0 : 1;
+}
+
+FAKE_EXPORT int hipEventSynchronize(void *event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipEventSynchronize");
+  return s.events.count(event) ? 0 : 1;
+}
+
+// The k-th call since fakeHipReset (k from 0) reports (k mod 10 + 1) / 100
+// ms: 10, 20, ..., 100 us, so that a test knows every sample.
+FAKE_EXPORT int hipEventElapsedTime(float *ms, void *start, void *stop) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipEventElapsedTime");
+  if (!ms || !s.events.count(start) || !s.events.count(stop))
+    return 1;
+  *ms = float(s.elapsedCalls++ % 10 + 1) / 100.0f;
   return 0;
 }
 
@@ -370,6 +528,28 @@ FAKE_EXPORT int hipModuleGetFunction(void **function, void *module, const char *
   return 500;
 }
 
+namespace {
+
+/// fake_fill(uint32_t *out, uint32_t value, uint32_t count): out[0..count)
+/// = value. Other kernels do nothing.
+int runOnHost(State &s, const Function &f, const FakeHipLaunch &launch) {
+  if (f.name == "fake_fill" && launch.kernargSize >= 16) {
+    uint64_t out;
+    uint32_t value, count;
+    std::memcpy(&out, launch.kernarg, 8);
+    std::memcpy(&value, launch.kernarg + 8, 4);
+    std::memcpy(&count, launch.kernarg + 12, 4);
+    auto *p = reinterpret_cast<uint32_t *>(out);
+    if (!isDevice(s, p, size_t(count) * 4))
+      return 719;
+    for (uint32_t i = 0; i < count; ++i)
+      p[i] = value;
+  }
+  return 0;
+}
+
+} // namespace
+
 FAKE_EXPORT int hipModuleLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                       void *stream, void **kernelParams, void **extra) {
@@ -395,22 +575,42 @@ FAKE_EXPORT int hipModuleLaunchKernel(void *function, unsigned gx, unsigned gy, 
   launch.kernargSize = *static_cast<size_t *>(extra[3]);
   if (launch.kernargSize > sizeof launch.kernarg)
     return 1;
+  // HIP copies the kernarg buffer at the launch, captured or not. `last`
+  // and the count are the launches that reached HIP; a captured one runs
+  // when its graph does.
   std::memcpy(launch.kernarg, extra[1], launch.kernargSize);
   s.last = launch;
   ++s.launches;
-  // fake_fill(uint32_t *out, uint32_t value, uint32_t count): out[0..count) = value.
-  if (f->name == "fake_fill" && launch.kernargSize >= 16) {
-    uint64_t out;
-    uint32_t value, count;
-    std::memcpy(&out, launch.kernarg, 8);
-    std::memcpy(&value, launch.kernarg + 8, 4);
-    std::memcpy(&count, launch.kernarg + 12, 4);
-    auto *p = reinterpret_cast<uint32_t *>(out);
-    if (!isDevice(s, p, size_t(count) * 4))
-      return 719;
-    for (uint32_t i = 0; i < count; ++i)
-      p[i] = value;
+  if (auto it = s.capturing.find(stream); it != s.capturing.end()) {
+    it->second->nodes.push_back({f, launch});
+    return 0;
   }
+  return runOnHost(s, *f, launch);
+}
+
+FAKE_EXPORT int hipGraphLaunch(void *exec, void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipGraphLaunch");
+  if (int e = injected(s, "hipGraphLaunch"))
+    return e;
+  auto *g = static_cast<Graph *>(exec);
+  if (!s.execs.count(g) || !s.streams.count(stream))
+    return 1;
+  ++s.graphLaunches;
+  for (const Node &node : g->nodes)
+    if (int e = runOnHost(s, *node.function, node.launch))
+      return e;
+  return 0;
+}
+
+FAKE_EXPORT int hipMemsetAsync(void *pointer, int value, size_t bytes, void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  record(s, "hipMemsetAsync");
+  if (!isDevice(s, pointer, bytes) || !s.streams.count(stream))
+    return 1;
+  std::memset(pointer, value, bytes);
   return 0;
 }
 

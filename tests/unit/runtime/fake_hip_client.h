@@ -26,6 +26,8 @@ struct FakeHip {
   FakeHipCountFn liveAllocations;
   FakeHipCountFn loadedModules;
   FakeHipClearLogFn clearLog;
+  FakeHipCountFn liveTimingObjects; // streams, events, graphs and instances
+  FakeHipLaunchCountFn graphLaunchCount;
   int (*setDevice)(int);
   int (*getDevice)(int *);
   int (*beginCapture)(void *stream, int mode);
@@ -44,6 +46,8 @@ struct FakeHip {
       bind(handle, f.liveAllocations, "fakeHipLiveAllocations");
       bind(handle, f.loadedModules, "fakeHipLoadedModules");
       bind(handle, f.clearLog, "fakeHipClearLog");
+      bind(handle, f.liveTimingObjects, "fakeHipLiveTimingObjects");
+      bind(handle, f.graphLaunchCount, "fakeHipGraphLaunchCount");
       bind(handle, f.setDevice, "hipSetDevice");
       bind(handle, f.getDevice, "hipGetDevice");
       bind(handle, f.beginCapture, "hipStreamBeginCapture");

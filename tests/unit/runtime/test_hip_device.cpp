@@ -509,5 +509,169 @@ TEST_F(HipDeviceTest, DestructionFreesAndUnloads) {
   EXPECT_EQ(fake.loadedModules(), 0u);
 }
 
+//===--- Timing (hip_timing.h) ---------------------------------------------===//
+
+/// How often `call` appears in the fake's log, and where it first does.
+size_t countCalls(const std::string &log, const std::string &call) {
+  size_t n = 0;
+  for (size_t at = log.find(call); at != std::string::npos; at = log.find(call, at + 1))
+    n += log.compare(at, call.size() + 1, call + " ") == 0 || at + call.size() == log.size();
+  return n;
+}
+
+class HipTimingTest : public HipDeviceTest {
+protected:
+  void SetUp() override {
+    HipDeviceTest::SetUp();
+    device = openFake();
+    module = device->loadCodeObject(fakeImage({"fake_fill"}), {test::fakeFill()}).value();
+    kernel = device->getKernel(module, "fake_fill").value();
+    out = device->allocate(16).value();
+  }
+  /// One pass: two fake_fill launches of 4 words (the second wins), on
+  /// the stream timing hands over.
+  EnqueuePass twoLaunches(int *passes = nullptr, int failOnPass = -1) {
+    return [this, passes, failOnPass](void *stream) -> Status {
+      const int pass = passes ? (*passes)++ : 0;
+      if (pass == failOnPass)
+        return Status::failure("pass " + std::to_string(pass) + " refused");
+      LaunchConfig config;
+      config.stream = stream;
+      if (Status s = device->launch(kernel, config, KernelArgs().buffer(out).value(7u).value(4u));
+          !s.ok())
+        return s;
+      return device->launch(kernel, config, KernelArgs().buffer(out).value(9u).value(4u));
+    };
+  }
+  std::unique_ptr<Device> device;
+  Module module;
+  Kernel kernel;
+  DeviceBuffer out;
+};
+
+TEST_F(HipTimingTest, EventsAroundGraphLaunchesOfCapturedPasses) {
+  TimingOptions options;
+  options.warmup = 2;
+  options.repeats = 5;
+  options.passesPerGraph = 3;
+  const size_t allocations = fake.liveAllocations();
+  fake.clearLog();
+  Result<LaunchTiming> timing = device->timeLaunches(twoLaunches(), options);
+  ASSERT_TRUE(timing.ok()) << timing.error();
+  // The fake's k-th elapsed time is (k + 1) * 10 us; a graph holds 3 passes.
+  ASSERT_EQ(timing.value().usPerPass.size(), 5u);
+  for (size_t k = 0; k < 5; ++k)
+    EXPECT_NEAR(timing.value().usPerPass[k], double(k + 1) * 10 / 3, 1e-4) << k;
+  EXPECT_NEAR(timing.value().medianUs, 10.0, 1e-4);
+  EXPECT_NEAR(timing.value().p10Us, 10.0 / 3, 1e-4);
+  EXPECT_NEAR(timing.value().p90Us, 50.0 / 3, 1e-4);
+  EXPECT_EQ(timing.value().passesPerGraph, 3);
+  EXPECT_NE(timing.value().method.find("3 passes"), std::string::npos) << timing.value().method;
+
+  const std::string log = fake.callLog();
+  // One uncaptured pass, then three captured into the graph, which runs
+  // 2 warm-up and 5 timed times; each timed launch between two events.
+  EXPECT_EQ(countCalls(log, "hipModuleLaunchKernel"), 2u + 6u) << log;
+  EXPECT_EQ(countCalls(log, "hipGraphLaunch"), 7u) << log;
+  EXPECT_EQ(countCalls(log, "hipEventRecord"), 10u) << log;
+  EXPECT_EQ(countCalls(log, "hipEventElapsedTime"), 5u) << log;
+  EXPECT_EQ(countCalls(log, "hipMemsetAsync"), 0u) << log;
+  EXPECT_EQ(fake.graphLaunchCount(), 7);
+  EXPECT_EQ(fake.launchCount(), 2 + 6); // the calls that reached hipModuleLaunchKernel
+  const std::string order[] = {"hipStreamCreate", "hipStreamSynchronize", "hipStreamBeginCapture",
+                               "hipStreamEndCapture", "hipGraphInstantiate", "hipGraphLaunch",
+                               "hipEventCreate", "hipEventRecord", "hipGraphLaunch",
+                               "hipEventRecord", "hipEventSynchronize", "hipEventElapsedTime",
+                               "hipEventDestroy", "hipGraphExecDestroy", "hipGraphDestroy",
+                               "hipStreamDestroy"};
+  size_t at = 0;
+  for (const std::string &call : order) {
+    at = log.find(call, at);
+    ASSERT_NE(at, std::string::npos) << call << " missing or out of order in: " << log;
+  }
+  // The captured launches ran when the graph did: the buffer holds the last.
+  uint32_t back[4] = {};
+  ASSERT_TRUE(device->copyOut(out, 0, back, 16).ok());
+  EXPECT_EQ(back[0], 9u);
+  EXPECT_EQ(fake.liveTimingObjects(), 0u);
+  EXPECT_EQ(fake.liveAllocations(), allocations);
+}
+
+TEST_F(HipTimingTest, AFlushedL2TimesOnePassAfterAMemsetOutsideTheEvents) {
+  TimingOptions options;
+  options.warmup = 1;
+  options.repeats = 3;
+  options.flushL2 = true;
+  options.flushBytes = 4096;
+  const size_t allocations = fake.liveAllocations();
+  fake.clearLog();
+  Result<LaunchTiming> timing = device->timeLaunches(twoLaunches(), options);
+  ASSERT_TRUE(timing.ok()) << timing.error();
+  EXPECT_EQ(timing.value().passesPerGraph, 1);
+  EXPECT_TRUE(timing.value().flushedL2);
+  EXPECT_NEAR(timing.value().usPerPass[2], 30.0, 1e-4);
+  const std::string log = fake.callLog();
+  EXPECT_EQ(countCalls(log, "hipModuleLaunchKernel"), 2u + 2u) << log;
+  EXPECT_EQ(countCalls(log, "hipMemsetAsync"), 3u) << log;
+  EXPECT_EQ(countCalls(log, "hipMalloc(4096)"), 1u) << log;
+  // Each memset comes just before its start event.
+  const std::string flushThenStart = "hipMemsetAsync hipEventRecord";
+  for (size_t at = log.find("hipMemsetAsync"); at != std::string::npos;
+       at = log.find("hipMemsetAsync", at + 1))
+    EXPECT_EQ(log.compare(at, flushThenStart.size(), flushThenStart), 0) << log.substr(at, 60);
+  EXPECT_EQ(fake.liveTimingObjects(), 0u);
+  EXPECT_EQ(fake.liveAllocations(), allocations);
+}
+
+TEST_F(HipTimingTest, FailuresNameTheCallAndReleaseEverything) {
+  const size_t allocations = fake.liveAllocations();
+  TimingOptions options;
+  options.repeats = 2;
+  fake.failNext("hipGraphInstantiate", 1);
+  Result<LaunchTiming> timing = device->timeLaunches(twoLaunches(), options);
+  ASSERT_FALSE(timing.ok());
+  EXPECT_NE(timing.error().find("hipGraphInstantiate failed"), std::string::npos)
+      << timing.error();
+  EXPECT_EQ(fake.liveTimingObjects(), 0u);
+
+  // A pass that fails while captured: the capture still ends.
+  int passes = 0;
+  fake.clearLog();
+  timing = device->timeLaunches(twoLaunches(&passes, /*failOnPass=*/2), options);
+  ASSERT_FALSE(timing.ok());
+  EXPECT_NE(timing.error().find("while capturing the launches into a graph: pass 2 refused"),
+            std::string::npos)
+      << timing.error();
+  EXPECT_NE(std::string(fake.callLog()).find("hipStreamEndCapture"), std::string::npos);
+  EXPECT_EQ(fake.liveTimingObjects(), 0u);
+
+  fake.failNext("hipGraphLaunch", 719);
+  timing = device->timeLaunches(twoLaunches(), options);
+  ASSERT_FALSE(timing.ok());
+  EXPECT_NE(timing.error().find("hipGraphLaunch (warm-up) failed: error 719"), std::string::npos)
+      << timing.error();
+  EXPECT_EQ(fake.liveTimingObjects(), 0u);
+  EXPECT_EQ(fake.liveAllocations(), allocations);
+
+  options.repeats = 0;
+  timing = device->timeLaunches(twoLaunches(), options);
+  ASSERT_FALSE(timing.ok());
+  EXPECT_NE(timing.error().find("repeats >= 1"), std::string::npos) << timing.error();
+}
+
+TEST(LaunchTiming, PercentilesAreNearestRank) {
+  LaunchTiming timing;
+  timing.usPerPass = {5, 1, 4, 2, 3, 9, 8, 7, 6, 10};
+  summarizeTiming(timing);
+  EXPECT_DOUBLE_EQ(timing.medianUs, 5.5);
+  EXPECT_DOUBLE_EQ(timing.p10Us, 1);
+  EXPECT_DOUBLE_EQ(timing.p90Us, 9);
+  timing.usPerPass = {4};
+  summarizeTiming(timing);
+  EXPECT_DOUBLE_EQ(timing.medianUs, 4);
+  EXPECT_DOUBLE_EQ(timing.p10Us, 4);
+  EXPECT_DOUBLE_EQ(timing.p90Us, 4);
+}
+
 } // namespace
 } // namespace mxf::runtime
