@@ -17,11 +17,12 @@ fi
 # TOOLCHAIN.md: LLVM/MLIR/lld 22 from Debian; mlir-22-tools is needed because
 # MLIR's CMake package imports mlir-tblgen. python3 runs lit-22; numpy, pytest
 # and torch are what the Python package (python/, docs/python.md) and its tests use.
+# python3-matplotlib draws `mxforge bench --plot` and mxforge.bench(plot=...).
 # libamdhip64-5 is ROCm 5.2's real HIP runtime (no gfx950, no GPU here): the hip
 # backend is tested against it up to "no AMD GPU" (docs/runtime.md).
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libfmt-dev libgtest-dev
           cmake ninja-build g++ python3 python3-numpy python3-pytest python3-torch
-          libamdhip64-5 pkgconf)
+          libamdhip64-5 pkgconf python3-matplotlib)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||

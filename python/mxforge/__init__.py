@@ -24,6 +24,7 @@ from .checkpoints import quantize_checkpoint, CheckpointReport
 from .quantized_weights import (read_quantized_weight, QuantizedWeight, prepare_weight,
                                 relayout_weight, shuffle_weight, rotation_fingerprint)
 from .prepared import prepare, PreparedOp
+from .benchmarks import bench, BenchRows
 from ._runner import KernelRun
 from ._library import library_path
 

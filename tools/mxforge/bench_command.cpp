@@ -2,7 +2,7 @@
 //
 // mxforge bench (--preset NAME | --specs FILE | --spec SPEC)... [--m LIST]
 //               [--device emu|hip] [--repeats N] [--warmup N] [--flush-l2]
-//               [--json FILE] [--seed S]
+//               [--json FILE] [--plot FILE.png] [--seed S]
 //
 // What an MI355X user runs, and what we run without one (docs/cli.md,
 // "mxforge bench"). For every spec and every m of --m that the spec's
@@ -30,6 +30,7 @@
 #include "arrays/reference_runner.h"
 #include "spec/buckets.h"
 #include "bench/mi355x_model.h"
+#include "bench/peers/aiter_f4gemm.h"
 #include "runtime/device_factory.h"
 #include "runtime/emu_device.h"
 #include "runtime/launch_timing.h"
@@ -45,8 +46,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 namespace mxf::cli {
 namespace {
@@ -82,6 +92,10 @@ cl::opt<bool> benchFlushL2("flush-l2", cl::sub(benchCommand),
                            cl::cat(mxforgeCategory()));
 cl::opt<std::string> benchJson("json", cl::sub(benchCommand), cl::value_desc("FILE"),
                                cl::desc("Also write the rows as a JSON list"),
+                               cl::cat(mxforgeCategory()));
+cl::opt<std::string> benchPlot("plot", cl::sub(benchCommand), cl::value_desc("FILE.png"),
+                               cl::desc("Also draw the rows against their floor (python3 with "
+                                        "matplotlib)"),
                                cl::cat(mxforgeCategory()));
 cl::opt<std::string> benchSeed("seed", cl::sub(benchCommand), cl::value_desc("S"),
                                cl::desc("The inputs' seed (default: fresh, printed)"),
@@ -212,9 +226,34 @@ std::optional<std::pair<KernelSpec, KernelSpec>> separatedPipeline(const KernelS
   return std::make_pair(quant.value(), gemm.value());
 }
 
+/// A peer at the same shape, through the same emulator and model (emu
+/// only): AITER's hand-written f4gemm (bench/peers; no rotation, x already
+/// quantized) for an A4W4 GEMM whose N and K its 32x128 tile divides. None
+/// where the shape does not fit or the code objects are not beside this
+/// build (a copy of the binary elsewhere).
+struct Peer {
+  std::string name;
+  double estimateUs = 0;
+};
+
+std::optional<Peer> aiterPeer(const KernelSpec &spec, int m) {
+  if (spec.op != KernelOp::RotateQuantGemm || spec.fmt != ElemFormat::E2M1 || spec.N % 128 != 0 ||
+      spec.K % 256 != 0)
+    return std::nullopt;
+  const bench::F4GemmRow row{m, spec.N, spec.K, "32x128", 0};
+  Result<bench::CountedF4Gemm> counted = bench::countF4Gemm(
+      row, MXFORGE_PEERS_DIR "/aiter_f4gemm", bench::mi355xTimelineCosts());
+  if (!counted.ok())
+    return std::nullopt;
+  return Peer{"AITER f4gemm 32x128",
+              bench::estimateMi355x(counted.value().requiredBytes, counted.value().report)
+                  .estimateUs};
+}
+
 struct Row {
   std::string spec;
   int m = 0;
+  std::optional<Peer> peer;
   Measured fused;
   std::optional<double> separatedUs; // the estimate (emu) or the sum of medians (hip)
   std::string separatedCheck;
@@ -231,9 +270,10 @@ std::string rowsJson(const std::vector<Row> &rows, bool hip) {
     if (hip) {
       const runtime::LaunchTiming &t = *r.fused.timing;
       out += fmt::format(", \"median_us\": {}, \"p10_us\": {}, \"p90_us\": {}, "
-                         "\"repeats\": {}, \"l2_flushed\": {}",
+                         "\"repeats\": {}, \"l2_flushed\": {}, \"floor_us\": {}",
                          jsonNumber(t.medianUs), jsonNumber(t.p10Us), jsonNumber(t.p90Us),
-                         t.usPerPass.size(), t.flushedL2 ? "true" : "false");
+                         t.usPerPass.size(), t.flushedL2 ? "true" : "false",
+                         jsonNumber(r.fused.estimate.floorUs));
     } else {
       const bench::Mi355xEstimate &e = r.fused.estimate;
       out += fmt::format(", \"estimate_us\": {}, \"floor_us\": {}, \"bound\": {}",
@@ -243,6 +283,9 @@ std::string rowsJson(const std::vector<Row> &rows, bool hip) {
       out += fmt::format(", \"separated_{}\": {}, \"separated_check\": {}, \"speedup\": {}",
                          hip ? "median_us" : "estimate_us", jsonNumber(*r.separatedUs),
                          json::quote(r.separatedCheck), jsonNumber(*r.separatedUs / r.fused.us()));
+    if (r.peer)
+      out += fmt::format(", \"peer\": {}, \"peer_estimate_us\": {}", json::quote(r.peer->name),
+                         jsonNumber(r.peer->estimateUs));
     out += i + 1 < rows.size() ? "},\n" : "}\n";
   }
   return out + "]\n";
@@ -259,12 +302,85 @@ Result<int> parseCount(const char *flag, const std::string &text, int fallback, 
   return value;
 }
 
+/// Draws `json` (the rows) into `pngPath` with python/mxforge/bench_plot.py:
+/// $MXFORGE_PYTHON (default /usr/bin/python3, else python3 on PATH) runs the script found under
+/// $MXFORGE_PYTHON_DIR (default this source tree's python/). The picture is
+/// written beside the target and renamed onto it, so that a failed drawing
+/// leaves an earlier file whole.
+Status drawPlot(const std::string &json, const std::string &pngPath) {
+  const char *pythonDir = std::getenv("MXFORGE_PYTHON_DIR");
+  const std::string script =
+      std::string(pythonDir && *pythonDir ? pythonDir : MXFORGE_PYTHON_DIR) +
+      "/mxforge/bench_plot.py";
+  if (::access(script.c_str(), R_OK) != 0)
+    return Status::failure("--plot: cannot read " + script +
+                           " (set MXFORGE_PYTHON_DIR to the python/ folder of mxforge's sources)");
+  const char *tmp = std::getenv("TMPDIR");
+  std::string rowsPath = std::string(tmp && *tmp ? tmp : "/tmp") + "/mxforge-bench-XXXXXX.json";
+  const int fd = ::mkstemps(rowsPath.data(), 5);
+  if (fd < 0)
+    return Status::failure("--plot: cannot create a temporary file for the rows: " +
+                           std::string(std::strerror(errno)));
+  const bool written = ::write(fd, json.data(), json.size()) == ssize_t(json.size());
+  ::close(fd);
+  const std::string partial = pngPath + ".partial-" + std::to_string(::getpid()) + ".png";
+  auto cleanUp = [&] {
+    ::unlink(rowsPath.c_str());
+    ::unlink(partial.c_str());
+  };
+  if (!written) {
+    cleanUp();
+    return Status::failure("--plot: cannot write the rows to " + rowsPath);
+  }
+  // Debian's python3 by default: scripts/setup.sh installs its matplotlib
+  // (another python3 earlier on PATH may have none).
+  const char *python = std::getenv("MXFORGE_PYTHON");
+  const std::string interpreter = python && *python                         ? python
+                                  : ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3"
+                                                                            : "python3";
+  std::vector<char *> argv = {const_cast<char *>(interpreter.c_str()),
+                              const_cast<char *>(script.c_str()),
+                              const_cast<char *>(rowsPath.c_str()),
+                              const_cast<char *>(partial.c_str()), nullptr};
+  pid_t pid = 0;
+  if (int e = ::posix_spawnp(&pid, interpreter.c_str(), nullptr, nullptr, argv.data(), environ);
+      e != 0) {
+    cleanUp();
+    return Status::failure("--plot: cannot run " + interpreter + ": " + std::strerror(e) +
+                           " (set MXFORGE_PYTHON to a python3 with matplotlib)");
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127) {
+    // glibc's posix_spawnp reports an interpreter it cannot exec this way.
+    cleanUp();
+    return Status::failure("--plot: cannot run " + interpreter +
+                           ": not found or not executable (set MXFORGE_PYTHON to a python3 with "
+                           "matplotlib)");
+  }
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    cleanUp();
+    return Status::failure("--plot: " + interpreter + " " + script +
+                           " failed (its message is above; matplotlib comes with Debian's "
+                           "python3-matplotlib)");
+  }
+  if (::rename(partial.c_str(), pngPath.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    cleanUp();
+    return Status::failure("--plot: cannot write " + pngPath + ": " + why);
+  }
+  ::unlink(rowsPath.c_str());
+  return Status::success();
+}
+
 int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   // Take every flag's value now: linking with lld resets all llvm::cl options
   // to their defaults (lld::lldMain calls ResetAllOptionOccurrences), so a
   // flag read after the first compile would read as unset (run_command.cpp
   // says the same). The lists are read below, before the first compile.
-  const std::string jsonPath = benchJson, rowsText = benchRows, deviceName = benchDevice;
+  const std::string jsonPath = benchJson, rowsText = benchRows, deviceName = benchDevice,
+                    plotPath = benchPlot;
   if (deviceName != "emu" && deviceName != "hip")
     return reportError(err, "--device '" + deviceName + "' is not emu or hip", kExitUsage);
   const bool hip = deviceName == "hip";
@@ -299,9 +415,16 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
     seed = parsed.value();
   }
   std::vector<std::string> inputs(benchSpecFiles.begin(), benchSpecFiles.end());
-  if (!jsonPath.empty())
-    if (Status distinct = checkDistinctOutputs({jsonPath}, {"--json"}, inputs); !distinct.ok())
+  {
+    std::vector<std::string> outputs, flags;
+    for (auto [path, flag] : {std::pair{jsonPath, "--json"}, {plotPath, "--plot"}})
+      if (!path.empty()) {
+        outputs.push_back(path);
+        flags.push_back(flag);
+      }
+    if (Status distinct = checkDistinctOutputs(outputs, flags, inputs); !distinct.ok())
       return reportError(err, distinct.message());
+  }
 
   bool usage = false;
   Result<std::vector<KernelSpec>> gathered = gatherSpecs(
@@ -326,7 +449,7 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
                        "against the reference, then the MI355X model's estimate\n{}\n\n",
                        seed, bench::mi355xModelLegend());
     out << "| m | spec | check | estimate us | floor us | x floor | bound | separated us | speedup "
-           "|\n|---|---|---|---|---|---|---|---|---|\n";
+           "| peer us |\n|---|---|---|---|---|---|---|---|---|---|\n";
   }
   Bench bench(*device.value(), seed,
               hip ? std::optional<runtime::TimingOptions>(timing) : std::nullopt);
@@ -341,7 +464,7 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
             return other.M >= m && other.M < spec.M && bucketFamily(other) == bucketFamily(spec);
           }))
         continue;
-      Row row{printSpec(spec), m, {}, std::nullopt, ""};
+      Row row{printSpec(spec), m, hip ? std::nullopt : aiterPeer(spec, m), {}, std::nullopt, ""};
       Result<Measured> fused = bench.measure(spec, m);
       if (!fused.ok())
         return reportError(err, fused.error());
@@ -369,9 +492,10 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
                            row.fused.check, t.medianUs, t.p10Us, t.p90Us, separated);
       } else {
         const bench::Mi355xEstimate &e = row.fused.estimate;
-        out << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.1f} | {} | {} |\n", m, row.spec,
-                           row.fused.check, e.estimateUs, e.floorUs,
-                           e.estimateUs / std::max(e.floorUs, 1e-9), e.bound, separated);
+        out << fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.1f} | {} | {} | {} |\n", m,
+                           row.spec, row.fused.check, e.estimateUs, e.floorUs,
+                           e.estimateUs / std::max(e.floorUs, 1e-9), e.bound, separated,
+                           row.peer ? fmt::format("{:.2f}", row.peer->estimateUs) : "-");
       }
       out.flush();
       rows.push_back(std::move(row));
@@ -390,7 +514,8 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   else
     out << fmt::format("\n{} kernel runs checked: {}. Estimates, not measurements: separated = "
                        "rotate_quant then the GEMM with RS=0, each with the model's fixed "
-                       "time.\n",
+                       "time; peer = AITER's f4gemm 32x128 at the same shape (bench/peers: no "
+                       "rotation, x already quantized), where its tile divides N and K.\n",
                        rows.size(),
                        allOk ? "every output byte equals the reference" : "FAILURES above");
   if (!jsonPath.empty()) {
@@ -401,6 +526,12 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
         !s.ok())
       return reportError(err, s.message());
     out << "wrote " << jsonPath << "\n";
+  }
+  if (!plotPath.empty()) {
+    out.flush();
+    if (Status drawn = drawPlot(rowsJson(rows, hip), plotPath); !drawn.ok())
+      return reportError(err, drawn.message());
+    out << "wrote " << plotPath << "\n";
   }
   out.flush();
   return allOk ? kExitSuccess : kExitFailure;
