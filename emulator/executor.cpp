@@ -301,8 +301,10 @@ Status runWorkgroup(const DispatchSetup &setup, const std::array<uint32_t, 3> &i
     stats.ldsBytesWritten += wave.stats.ldsBytesWritten;
     stats.mfma += wave.stats.mfma;
     stats.peakVgpr = std::max(stats.peakVgpr, wave.stats.peakVgpr);
-    stats.timelineCycles = std::max(stats.timelineCycles, wave.timeline.finish());
   }
+  stats.timelineCycles = std::max(
+      stats.timelineCycles,
+      workgroupCycles(waves, [](const Wave &wave) -> const WaveTimeline & { return wave.timeline; }));
   return Status::success();
 }
 

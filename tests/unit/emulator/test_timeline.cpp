@@ -124,6 +124,30 @@ done:
   EXPECT_GE(both.value().timelineCycles, alone.value().timelineCycles + 1000);
 }
 
+TEST(EmuTimeline, WavesSharingASimdIssueOneAfterAnother) {
+  // 64 vector instructions and no memory: alone a wave takes their issue.
+  // Four waves take the same (one per SIMD); eight take twice as long, as
+  // waves i and i + 4 share SIMD i % 4. Without that, eight waves would be
+  // credited with twice the CU's issue.
+  std::string body;
+  for (int i = 0; i < 64; ++i)
+    body += "  v_add_u32 v2, v2, v1\n";
+  Buffer out(512, 0), in(512, 1);
+  auto cycles = [&](unsigned items) {
+    auto run = runTimed(body, {&out, &in}, timed(1000), {items, 1, 1});
+    EXPECT_TRUE(run.ok()) << run.error();
+    return run.ok() ? run.value().timelineCycles : 0;
+  };
+  const uint64_t one = cycles(64), four = cycles(256), eight = cycles(512);
+  std::printf("[ cycles   ] 1 wave %llu, 4 waves %llu, 8 waves %llu\n", (unsigned long long)one,
+              (unsigned long long)four, (unsigned long long)eight);
+  EXPECT_EQ(four, one);
+  // Each wave's own issue (the prologue's scalar loads' latency overlaps
+  // nothing on a shared SIMD, so the pair's issue is what bounds).
+  EXPECT_GE(eight, 2 * 64 * 4u);
+  EXPECT_GT(eight, one);
+}
+
 TEST(EmuTimeline, ChangesNoResultAndIsOffByDefault) {
   Buffer outTimed(64, 0), outPlain(64, 0), in(192, 0);
   for (unsigned i = 0; i < in.size(); ++i)
