@@ -1,6 +1,6 @@
 //===- gemm_bench.cpp - rotate_quant_gemm: emulated counts, MI355X estimate -===//
 //
-// Issue 13's table: for decode layers at m in {1, 4, 16, 32}, the fused
+// Issue 13's table: for decode layers at m in {1, 4, 16, 32, 64}, the fused
 // rotate_quant_gemm (RS=64 Hadamard, AITER's weight layouts) against the
 // unfused pair (rotate_quant's own launch, then the GEMM with RS=0, which
 // quantizes the activation itself), each compiled, run once on the emulator
@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
     const double weightBytes = double(layer.n) * layer.k / 2 + scaleBytes;
     const double floorUs = weightBytes / 8e12 * 1e6;
     const double w6WeightBytes = double(layer.n) * layer.k * 3 / 4 + scaleBytes;
-    for (int m : {1, 4, 16, 32}) {
+    for (int m : {1, 4, 16, 32, 64}) {
       const int bucket = mxf::smallestBucketAtLeast(m).value();
       const std::string common = fmt::format("K={},M={},scale=even", layer.k, bucket);
       const std::string gemmLayouts = "layout=a4w4_shuffle,wlayout=preshuffle_16x16";
