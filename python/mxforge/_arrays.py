@@ -167,6 +167,17 @@ def view(value, name, element):
         f"{name} must be a torch.Tensor or a numpy.ndarray, got {type(value).__name__}")
 
 
+def fresh_view(array, name, element):
+    """The ArrayView of an array allocate() just made: dense, of `element`'s
+    type, owning its memory, so none of view()'s checks can fail on it."""
+    if not isinstance(array, np.ndarray):
+        return view(array, name, element)
+    itemsize = array.dtype.itemsize
+    return ArrayView(value=array, name=name, tensor=False, device="cpu", shape=array.shape,
+                     strides=tuple(stride // itemsize for stride in array.strides),
+                     pointer=array.__array_interface__["data"][0], element_bytes=itemsize)
+
+
 def allocate(like, shape, element, device):
     """A new output array of `shape` of the same kind as `like`."""
     if like.tensor:

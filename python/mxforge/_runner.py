@@ -227,12 +227,13 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
     like = inputs[family.rows_from or family.inputs[0]]  # new outputs: its kind and device
     for operand in operand_list:
         if operand.is_output and operand.name not in outputs:
-            outputs[operand.name] = _arrays.view(
+            outputs[operand.name] = _arrays.fresh_view(
                 _arrays.allocate(like, operand.shape, operand.element, device),
                 operand.name, operand.element)
     if device == "emu":
         _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, launch_values,
-                       prepared.resident if prepared is not None else {})
+                       prepared.resident if prepared is not None else {},
+                       prepared.scratch() if prepared is not None else None)
     else:
         _launch_on_hip(device, context, kernel, m, operand_list, inputs, outputs,
                        launch_values)
@@ -265,11 +266,15 @@ def _launch(context, kernel, m, pointers, strides, count, stream, launch_values)
 
 
 def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, launch_values,
-                   resident):
+                   resident, scratch=None):
     """Copies the inputs into emulator memory (spans with their row gaps, so
     strides go through as they are), launches, copies the outputs back.
     `resident` ({name: device pointer}) holds inputs a prepared op copied in
-    once; they are used as they are."""
+    once; they are used as they are. `scratch` (a prepared op's, per thread:
+    {name: [bytes, pointer]}) keeps the other buffers between calls, grown
+    when a call needs more; without it they are allocated and freed here.
+    Every output byte a launch copies back is one the kernel writes (the e2e
+    suites check poisoned outputs), so a kept buffer shows no earlier call."""
     library = _lib.lib()
     pointers = (ctypes.c_void_p * len(operand_list))()
     strides = (ctypes.c_int64 * len(operand_list))()
@@ -283,14 +288,23 @@ def _launch_on_emu(context, kernel, m, operand_list, inputs, outputs, launch_val
                     strides[i] = _row_stride(view)
                 continue
             nbytes = view.span_bytes() if view is not None else operand.bytes
-            pointer = ctypes.c_void_p()
-            _lib.check(library.mxf_malloc(context, nbytes, ctypes.byref(pointer)),
-                       errors.DeviceError)
-            allocated.append(pointer.value)
-            pointers[i] = pointer.value
-            if view is not None:
-                _lib.check(library.mxf_memcpy_to_device(context, pointer, view.pointer, nbytes),
+            kept = scratch.get(operand.name) if scratch is not None else None
+            if kept is not None and kept[0] >= nbytes:
+                pointers[i] = kept[1]
+            else:
+                pointer = ctypes.c_void_p()
+                _lib.check(library.mxf_malloc(context, max(nbytes, 1), ctypes.byref(pointer)),
                            errors.DeviceError)
+                if scratch is None:
+                    allocated.append(pointer.value)
+                else:
+                    if kept is not None:
+                        library.mxf_free(context, kept[1])
+                    scratch[operand.name] = [max(nbytes, 1), pointer.value]
+                pointers[i] = pointer.value
+            if view is not None:
+                _lib.check(library.mxf_memcpy_to_device(context, pointers[i], view.pointer,
+                                                        nbytes), errors.DeviceError)
                 if operand.strided and _row_stride(view) != view.shape[1]:
                     strides[i] = _row_stride(view)
             # Outputs are dense on the emulator; a strided out= is filled row

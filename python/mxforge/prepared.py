@@ -73,9 +73,14 @@ class PreparedOp:
                     f"prepare(): the fixed operands are on {on}, the op is prepared for {device}")
         self.device = device
         self._lock = threading.Lock()
-        self._kernels = {}   # (context, bucket) -> kernel
+        self._kernels = {}   # (context, m) -> kernel
         self._context = None
         self._resident = {}  # name -> emulator pointer, in self._context
+        # Per thread, the call operands' emulator buffers, kept between calls
+        # ({name: [bytes, pointer]}, each the largest a call needed): a call
+        # then allocates and frees nothing. Freed by close().
+        self._local = threading.local()
+        self._pools = []
         with _runner._device_guard(device):
             context = _contexts.context(device)
             # The kernel now: a compile belongs to start-up, not to the first call.
@@ -87,18 +92,18 @@ class PreparedOp:
         return specs.spec_rows(self.spec) if self._family.rows_from is None else 1
 
     def _kernel_in(self, context, m):
-        if self._family.rows_from is None:
-            bucket = m
-        elif 1 <= m <= specs.largest_m_bucket():
-            bucket = specs.bucket_for(m)
-        else:  # the library refuses it, with the function's message
-            return _runner.find_kernel(context, self.spec, m)
-        key = (context, bucket)
+        # By m itself (at most the largest bucket's rows, or quant_weight's
+        # one N): a call asks the library for nothing once its m was seen.
+        key = (context, m)
         kernel = self._kernels.get(key)
-        if kernel is None:
-            kernel = _runner.find_kernel(context, self.spec, m)
-            with self._lock:
-                self._kernels[key] = kernel
+        if kernel is not None:
+            return kernel
+        if self._family.rows_from is not None and not 1 <= m <= specs.largest_m_bucket():
+            # The library refuses it, with the function's message.
+            return _runner.find_kernel(context, self.spec, m)
+        kernel = _runner.find_kernel(context, self.spec, m)
+        with self._lock:
+            self._kernels[key] = kernel
         return kernel
 
     def _upload(self, context):
@@ -127,6 +132,18 @@ class PreparedOp:
         if self._context is None or _contexts.current(self.device) != self._context:
             return {}
         return self._resident
+
+    def scratch(self):
+        """The calling thread's kept buffers for the current context, or None
+        (not emu, or a forked child, whose context is another)."""
+        if self._context is None or _contexts.current(self.device) != self._context:
+            return None
+        pool = getattr(self._local, "pool", None)
+        if pool is None:
+            pool = self._local.pool = {}
+            with self._lock:
+                self._pools.append(pool)
+        return pool
 
     def __call__(self, *arguments, out=None, seed=None, rotate=None, layer=None, **operands):
         family = self._family
@@ -170,10 +187,16 @@ class PreparedOp:
         collection); the op cannot be called afterwards."""
         resident, self._resident = self._resident, {}
         context, self._context = self._context, None
+        with self._lock:
+            pools, self._pools = self._pools, []
         if context is not None and _contexts.current(self.device) == context:
             library = _lib.lib()
             for pointer in resident.values():
                 library.mxf_free(context, pointer)
+            for pool in pools:
+                for _, pointer in pool.values():
+                    library.mxf_free(context, pointer)
+                pool.clear()
         self._fixed = None
 
     def __del__(self):

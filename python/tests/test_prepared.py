@@ -127,3 +127,20 @@ def test_eight_threads_share_one_prepared_op(rng):
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_kept_buffers_grow_and_show_no_earlier_call(rng):
+    # A prepared op keeps each call's emulator buffers (per thread) and grows
+    # them when a call needs more: calls of m = 1, 16, 3 and 1 again, each
+    # on fresh rows, must each give the function's bytes, so a smaller call
+    # after a larger one shows nothing of it, and a bucket seen once is kept.
+    gen = np.random.default_rng(rng.randrange(2**63))
+    spec = "rotate_quant:K=256,RS=64,rot=hadamard,M=16,scale=even"
+    op = mxforge.prepare("rotate_quant", spec)
+    for m in (1, 16, 3, 1):
+        x = x_rows(gen, m, 256)
+        q, s = op(x)
+        q_ref, s_ref = mxforge.rotate_quant(x, spec)
+        assert q.shape == q_ref.shape and s.shape == s_ref.shape, m
+        assert np.array_equal(q, q_ref) and np.array_equal(s, s_ref), m
+    op.close()
