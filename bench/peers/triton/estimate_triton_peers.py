@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The MI355X model's estimates of AITER's Triton MXFP4 kernels at our decode shapes
+(bench/peers/triton/cases, made by make_triton_peers.py on the device host), through the
+same emulator and model as ours: `mxforge launch --estimate` of each case, then per layer
+and m the A4W4 pipeline AITER runs (its activation quantization _dynamic_mxfp4_quant_kernel,
+then _gemm_afp4wfp4_kernel, then its split-K reduction where the config splits K: each a
+launch with the model's fixed time) and the bf16-activation GEMM _gemm_a16wfp4_kernel.
+
+    /usr/bin/python3 bench/peers/triton/estimate_triton_peers.py [MXFORGE_CLI]
+
+Prints a markdown table (estimates, not measurements). Nothing is asserted.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+
+def estimate(cli, case):
+    out = subprocess.run([cli, "launch", os.path.join(CASES, case, "launch.json"), "--estimate"],
+                         capture_output=True, text=True, check=True).stdout
+    found = re.search(r"estimate\s+([0-9.]+) us \((\w+)-bound\)", out)
+    return float(found.group(1)), found.group(2)
+
+
+def main(argv):
+    cli = argv[1] if len(argv) > 1 else os.path.join(ROOT, "build", "tools", "mxforge", "mxforge")
+    with open(os.path.join(CASES, "MANIFEST.json")) as f:
+        manifest = json.load(f)
+    est = {}
+    for entry in manifest["cases"]:
+        est[entry["case"]] = estimate(cli, entry["case"])
+        print("# %-45s %7.2f us (%s)" % (entry["case"], *est[entry["case"]]), flush=True)
+    print("\n| N x K | m | AITER quant | afp4wfp4 GEMM | split-K reduce | A4W4 pipeline | a16wfp4 |")
+    print("|---|---|---|---|---|---|---|")
+    for entry in manifest["cases"]:
+        match = re.fullmatch(r"peer_afp4wfp4_m(\d+)_n(\d+)_k(\d+)", entry["case"])
+        if not match:
+            continue
+        m, n, k = (int(g) for g in match.groups())
+        quant = est["peer_dynamic_mxfp4_quant_m%d_k%d" % (m, k)][0]
+        gemm = est[entry["case"]]
+        reduce = [v for c, v in est.items() if re.fullmatch(r"aiter_splitk_reduce_m%d_n%d_ks\d+" % (m, n), c)]
+        a16 = est["aiter_gemm_a16wfp4_m%d_n%d_k%d" % (m, n, k)]
+        total = quant + gemm[0] + (reduce[0][0] if reduce else 0)
+        print("| %dx%d | %d | %.2f | %.2f (%s) | %s | **%.2f** | %.2f (%s) |" % (
+            n, k, m, quant, gemm[0], gemm[1], "%.2f" % reduce[0][0] if reduce else "-", total,
+            a16[0], a16[1]))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

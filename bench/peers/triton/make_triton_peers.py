@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""AITER's Triton MXFP4 kernels at our decode shapes, compiled for gfx950, for the
+MI355X model (issue 30: the GEMM's Triton peers). Runs on the device host, with the
+witness machinery (tests/witness: each case runs once on the H200 and is compiled for
+gfx950 with the same specialization) and AITER's sources (tests/witness/fetch_aiter.sh).
+
+    python3 bench/peers/triton/make_triton_peers.py --out DIR
+
+Keeps, per case, kernel.hsaco and a launch.json whose inputs are sized buffers without
+contents ({"buffer", "out", "bytes"}): `mxforge launch --estimate` counts them (poison
+bytes; these kernels' instruction streams do not depend on their data) and keeps no
+outputs. The inputs' .npy files (megabytes at these shapes) are deleted.
+"""
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WITNESS = os.path.join(HERE, "..", "..", "..", "tests", "witness")
+sys.path.insert(0, WITNESS)
+
+# (N, K) of the GEMM table in docs/estimate.md; m = 1 and 16 (AITER's configs differ).
+LAYERS = [(6144, 4096), (4096, 4096), (24576, 4096), (4096, 12288), (4608, 8192), (8448, 7168)]
+ROWS = [1, 16]
+
+
+def strip_inputs(case_dir):
+    """The launch's inputs become sized buffers without contents; .npy files go."""
+    import numpy as np
+    path = os.path.join(case_dir, "launch.json")
+    with open(path) as f:
+        launch = json.load(f)
+    for arg in launch["args"]:
+        if "in" in arg:
+            nbytes = int(np.load(os.path.join(case_dir, arg["in"]), mmap_mode="r").nbytes)
+            arg.pop("in")
+            arg["out"] = "unused_%s.npy" % arg["buffer"]
+            arg["bytes"] = nbytes
+    launch.get("witness", {}).pop("compare", None)
+    with open(path, "w") as f:
+        json.dump(launch, f, indent=1)
+        f.write("\n")
+    for name in os.listdir(case_dir):
+        if name.endswith(".npy"):
+            os.remove(os.path.join(case_dir, name))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    logf = open(os.path.join(args.out, "make.log"), "w")
+
+    def log(msg):
+        print(msg, flush=True)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    import torch
+    import triton
+    import witness_lib
+    import kernels_aiter as ka
+    log("triton %s, torch %s, gpu %s, AITER %s" % (triton.__version__, torch.__version__,
+                                                   torch.cuda.get_device_name(), ka.aiter_commit()))
+    K = ka._kernels()
+    builders = []
+    for m in ROWS:
+        for n, k in LAYERS:
+            builders.append(("afp4wfp4_m%d_n%d_k%d" % (m, n, k),
+                             lambda m=m, n=n, k=k: ka.afp4wfp4_cases(K, m, n, k, 7, "peer_afp4wfp4")))
+            builders.append(("a16wfp4_m%d_n%d_k%d" % (m, n, k),
+                             lambda m=m, n=n, k=k: ka.a16wfp4_case(K, m, n, k, 7)))
+        for k in sorted({k for _, k in LAYERS}):
+            builders.append(("quant_m%d_k%d" % (m, k),
+                             lambda m=m, k=k: ka.quant_case(K, "peer_dynamic_mxfp4_quant_m%d_k%d" % (m, k),
+                                                            m, k, 7)))
+    manifest = {"aiter_commit": ka.aiter_commit(), "triton": triton.__version__, "cases": [],
+                "failed": {}}
+    for label, build in builders:
+        try:
+            made = build()
+        except Exception as e:
+            manifest["failed"][label] = "%s: %s" % (type(e).__name__, e)
+            log("%s: not built: %s: %s" % (label, type(e).__name__, e))
+            continue
+        for case in made if isinstance(made, list) else [made]:
+            log("%s -> %s" % (label, case.name))
+            launch, error = witness_lib.safe_build(case, args.out, log)
+            if error:
+                manifest["failed"][case.name] = error
+                continue
+            strip_inputs(os.path.join(args.out, case.name))
+            manifest["cases"].append({"case": case.name, "for": label, "kernel": launch["kernel"],
+                                      "grid": launch["grid"], "shape": launch["witness"].get("shape"),
+                                      "source": launch["witness"].get("source")})
+    with open(os.path.join(args.out, "MANIFEST.json"), "w") as f:
+        json.dump(manifest, f, indent=1, default=str)
+        f.write("\n")
+    log("%d cases, %d failed" % (len(manifest["cases"]), len(manifest["failed"])))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)
