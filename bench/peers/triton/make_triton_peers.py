@@ -4,12 +4,13 @@ MI355X model (issue 30: the GEMM's Triton peers). Runs on the device host, with 
 witness machinery (tests/witness: each case runs once on the H200 and is compiled for
 gfx950 with the same specialization) and AITER's sources (tests/witness/fetch_aiter.sh).
 
-    python3 bench/peers/triton/make_triton_peers.py --out DIR
+    python3 bench/peers/triton/make_triton_peers.py --out DIR [--only gemm|moe]
 
 Keeps, per case, kernel.hsaco and a launch.json whose inputs are sized buffers without
 contents ({"buffer", "out", "bytes"}): `mxforge launch --estimate` counts them (poison
-bytes; these kernels' instruction streams do not depend on their data) and keeps no
-outputs. The inputs' .npy files (megabytes at these shapes) are deleted.
+bytes; these kernels' instruction streams do not depend on that data) and keeps no
+outputs. The inputs' .npy files (megabytes at these shapes) are deleted, but for the MoE
+kernel's sorted routing ids, which steer its work and stay as they were.
 """
 
 import argparse
@@ -25,6 +26,12 @@ sys.path.insert(0, WITNESS)
 # (N, K) of the GEMM table in docs/estimate.md; m = 1 and 16 (AITER's configs differ).
 LAYERS = [(6144, 4096), (4096, 4096), (24576, 4096), (4096, 12288), (4608, 8192), (8448, 7168)]
 ROWS = [1, 16]
+# Seed 000's MoE front end: K = 2048, top-8, at its token counts. AITER's fused
+# quant + scale sort takes the routing's sorted ids (its moe_sorting kernel's output, not
+# counted here), which steer its work: they stay real inputs.
+MOE_TOKENS = [1, 4, 32, 256]
+MOE_K, MOE_TOPK = 2048, 8
+KEPT_INPUTS = {"sorted_ids", "num_valid_ids"}
 
 
 def strip_inputs(case_dir):
@@ -34,7 +41,7 @@ def strip_inputs(case_dir):
     with open(path) as f:
         launch = json.load(f)
     for arg in launch["args"]:
-        if "in" in arg:
+        if "in" in arg and arg["buffer"] not in KEPT_INPUTS:
             nbytes = int(np.load(os.path.join(case_dir, arg["in"]), mmap_mode="r").nbytes)
             arg.pop("in")
             arg["out"] = "unused_%s.npy" % arg["buffer"]
@@ -43,14 +50,16 @@ def strip_inputs(case_dir):
     with open(path, "w") as f:
         json.dump(launch, f, indent=1)
         f.write("\n")
+    kept = {arg["in"] for arg in launch["args"] if "in" in arg}
     for name in os.listdir(case_dir):
-        if name.endswith(".npy"):
+        if name.endswith(".npy") and name not in kept:
             os.remove(os.path.join(case_dir, name))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", choices=("gemm", "moe"), default=None)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     logf = open(os.path.join(args.out, "make.log"), "w")
@@ -68,7 +77,12 @@ def main():
                                                    torch.cuda.get_device_name(), ka.aiter_commit()))
     K = ka._kernels()
     builders = []
-    for m in ROWS:
+    for tokens in MOE_TOKENS if args.only != "gemm" else []:
+        builders.append(("moe_sort_t%d" % tokens,
+                         lambda t=tokens: ka.moe_sort_case(
+                             K, "peer_mxfp4_quant_moe_sort_t%d_k%d_n%d" % (t, MOE_TOPK, MOE_K), t,
+                             MOE_TOPK, MOE_K, 7)))
+    for m in ROWS if args.only != "moe" else []:
         for n, k in LAYERS:
             builders.append(("afp4wfp4_m%d_n%d_k%d" % (m, n, k),
                              lambda m=m, n=n, k=k: ka.afp4wfp4_cases(K, m, n, k, 7, "peer_afp4wfp4")))
