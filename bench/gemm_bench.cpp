@@ -187,13 +187,15 @@ int main(int argc, char **argv) {
         const uint64_t vmem = std::max<uint64_t>(1, r.get("instructions.vmem"));
         const double bytesPerLoad =
             double(r.get("global_bytes_read") + r.get("global_bytes_written")) / double(vmem);
-        // Weight loads in flight per CU: resident waves per CU x the chunks a
-        // wave loads per slice x 1 KiB (64 lanes x 16 bytes); the
-        // rotate_quant launch reads no weights.
+        // Weight loads in flight per CU: resident waves per CU x the loads a
+        // wave keeps in flight (the tiling's own count: one chunk of one
+        // tile each) x 1 KiB (64 lanes x 16 bytes); the rotate_quant launch
+        // reads no weights.
         const bool w6 = part == &w6a16;
         const double inFlightKiB =
             gemm ? std::ceil(double(counted.value().waves) / kCus) *
-                       mxf::chooseRotateQuantGemmTiling(spec).chunksPerWave * (w6 ? 1.5 : 1.0)
+                       mxf::chooseRotateQuantGemmTiling(spec).weightLoadsInFlight *
+                       (w6 ? 1.5 : 1.0)
                  : 0;
         const double partWeightBytes = w6 ? w6WeightBytes : weightBytes;
         const double partFloorUs = partWeightBytes / 8e12 * 1e6;
@@ -223,8 +225,8 @@ int main(int argc, char **argv) {
                  "");
   }
   fmt::print("\nW MB: weight codes + scales; B/load: global bytes per wave-level load or store "
-             "instruction; KiB/CU: weight bytes in flight per CU (resident waves x chunks per "
-             "wave and slice x 1 KiB, 1.5 KiB for fp6); lat.: the latency term (rounds x one "
+             "instruction; KiB/CU: weight bytes in flight per CU (resident waves x the weight "
+             "loads a wave keeps in flight x 1 KiB, 1.5 KiB for fp6); lat.: the latency term (rounds x one "
              "workgroup's timeline); ratio = estimate / floor (each kernel's own weight bytes / 8 TB/s); "
              "aiter = AITER's f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128 (bench/peers; no rotation, x already "
              "quantized: its activation quantization is another launch), same emulator and model; "
