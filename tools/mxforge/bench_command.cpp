@@ -518,8 +518,8 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
                        "rotation, x already quantized), where its tile divides N and K.\n",
                        rows.size(),
                        allOk ? "every output byte equals the reference" : "FAILURES above");
+  const std::string json = rowsJson(rows, hip); // --json's file and --plot's input
   if (!jsonPath.empty()) {
-    const std::string json = rowsJson(rows, hip);
     if (Status s = writeOutputFiles({{"--json", jsonPath, std::vector<uint8_t>(json.begin(),
                                                                               json.end())}},
                                     inputs);
@@ -529,7 +529,7 @@ int runBench(llvm::raw_ostream &out, llvm::raw_ostream &err) {
   }
   if (!plotPath.empty()) {
     out.flush();
-    if (Status drawn = drawPlot(rowsJson(rows, hip), plotPath); !drawn.ok())
+    if (Status drawn = drawPlot(json, plotPath); !drawn.ok())
       return reportError(err, drawn.message());
     out << "wrote " << plotPath << "\n";
   }
