@@ -48,6 +48,11 @@ struct SpecLaunch {
   Dim3 grid, workgroup;
 };
 
+/// What runs after a launch while its module and buffers are still loaded,
+/// with its kernel, geometry and arguments (SpecLaunchOptions::whileLoaded).
+using WhileLoaded =
+    std::function<Status(Device &, const Kernel &, const LaunchConfig &, const KernelArgs &)>;
+
 struct SpecLaunchOptions {
   /// Every output buffer is filled with this byte before the launch, so
   /// that bytes the kernel must not touch can be checked afterwards.
@@ -64,8 +69,7 @@ struct SpecLaunchOptions {
   /// are still loaded, with the launch's kernel, geometry and arguments: what
   /// `mxforge bench --device hip` times (Device::timeLaunches). Its failure
   /// is the launch's.
-  std::function<Status(Device &, const Kernel &, const LaunchConfig &, const KernelArgs &)>
-      whileLoaded;
+  WhileLoaded whileLoaded;
 };
 
 /// The row stride of `operand` in `strides`, or its row length when it is not

@@ -14,8 +14,8 @@
 #include "runtime/device.h"
 #include "spec/kernel_spec.h"
 #include "arrays/reference_runner.h"
+#include "runtime/spec_launcher.h"
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,10 +42,8 @@ struct KernelRun {
 };
 
 /// What runs after the checked launch, with its kernel and arguments still
-/// loaded (runtime::SpecLaunchOptions::whileLoaded): bench's timing.
-using WhileLoaded = std::function<Status(runtime::Device &, const runtime::Kernel &,
-                                         const runtime::LaunchConfig &,
-                                         const runtime::KernelArgs &)>;
+/// loaded: bench's timing.
+using runtime::WhileLoaded;
 
 /// Runs the kernel on `device` with `reference.inputs` for `m` rows and
 /// compares its outputs with `reference.outputs`; then `whileLoaded`, if
