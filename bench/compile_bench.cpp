@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -188,8 +189,13 @@ int main(int argc, char **argv) {
     fmt::print("with LLVM options (MXFORGE_BENCH_LLVM_OPTIONS): {}\n", llvmOptions);
   fmt::print("{:<78} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n", "spec", "cold", "again",
              "warm", "mxf", "+gpu", "+rocdl", "+llvm", "+hsaco");
+  // MXFORGE_BENCH_ONLY=text: only the rows whose spec contains it, and no
+  // matrix (a quick before/after of one family while working on it).
+  const char *only = std::getenv("MXFORGE_BENCH_ONLY");
   for (size_t row = 0; row < std::size(kSpecs); ++row) {
     const char *text = kSpecs[row];
+    if (only && !std::strstr(text, only))
+      continue;
     // Before each warm compile, one of another spec: what a start-up JIT
     // does, and nothing of this spec's own compile is left to find.
     mxf::Result<mxf::KernelSpec> other = mxf::parseSpec(kSpecs[(row + 1) % std::size(kSpecs)]);
@@ -228,5 +234,9 @@ int main(int argc, char **argv) {
              "spec.\nstage columns: warm time of each stage (time to "
              "stop after it minus the one before); +hsaco is AMDGPU code generation, object "
              "emission and the link.\n");
+  if (only) {
+    fmt::print("rows containing \"{}\" only (MXFORGE_BENCH_ONLY), no matrix\n", only);
+    return 0;
+  }
   return printMatrixSummary(argv[0]) ? 0 : 1;
 }

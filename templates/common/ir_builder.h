@@ -116,20 +116,24 @@ protected:
   }
 
 
-  /// Asks LLVM not to unroll `loop`. O3 otherwise fully unrolls short
-  /// constant-trip loops and schedules every iteration's loads together,
-  /// which is what the loop was written to avoid. The attribute's value is
-  /// an LLVM dialect attribute, so convert-scf-to-cf moves it onto the loop's
-  /// back edge and the cf-to-llvm lowering makes it that llvm.br's inherent
-  /// `loop_annotation` (hence this name, without a dialect prefix), which
-  /// becomes `!llvm.loop !{!"llvm.loop.unroll.disable"}`.
+  /// Asks LLVM not to unroll or vectorize `loop`. O3 otherwise fully
+  /// unrolls short constant-trip loops and schedules every iteration's loads
+  /// together, which is what the loop was written to avoid; and its loop
+  /// vectorizer turns a loop of 8 iterations into one "vector" iteration of
+  /// scalarized stores, which is the same unrolling by another name (the MoE
+  /// padding rows' 64 scale stores, docs/compiler.md). The attribute's value
+  /// is an LLVM dialect attribute, so convert-scf-to-cf moves it onto the
+  /// loop's back edge and the cf-to-llvm lowering makes it that llvm.br's
+  /// inherent `loop_annotation` (hence this name, without a dialect prefix),
+  /// which becomes `!llvm.loop` metadata.
   void keepRolled(mlir::scf::ForOp loop) {
     mlir::MLIRContext *ctx = b.getContext();
-    auto unroll = mlir::LLVM::LoopUnrollAttr::get(ctx, /*disable=*/b.getBoolAttr(true), {}, {},
-                                                  {}, {}, {}, {});
+    mlir::BoolAttr yes = b.getBoolAttr(true);
+    auto unroll = mlir::LLVM::LoopUnrollAttr::get(ctx, /*disable=*/yes, {}, {}, {}, {}, {}, {});
+    auto vectorize = mlir::LLVM::LoopVectorizeAttr::get(ctx, /*disable=*/yes, {}, {}, {}, {}, {}, {});
     loop->setAttr("loop_annotation",
-                  mlir::LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, unroll, {}, {}, {}, {},
-                                                      {}, {}, {}, {}, {}, {}, {}));
+                  mlir::LLVM::LoopAnnotationAttr::get(ctx, {}, vectorize, {}, unroll, {}, {}, {},
+                                                      {}, {}, {}, {}, {}, {}, {}, {}));
   }
 
   /// Elements [offset, offset + size) of a 1-D vector. A vector.shuffle

@@ -8,7 +8,8 @@
 // cannot depend on which workgroup runs first. The phases, with a barrier
 // after each:
 //   0. zero the per-expert counters; mark the tile's entries dropped;
-//   1. every thread takes ids i = tid, tid + T, ...: a local expert's pair
+//   1. every thread takes ids i = tid, tid + T, ... (loading up to 8 of them
+//      before counting any: one memory round trip per class); a local expert's pair
 //      adds 1 to count[e], and to before[e] when its token precedes this
 //      workgroup's tile (integer LDS atomics: a sum is the same in any
 //      order); the tile's own ids are kept;
@@ -42,7 +43,10 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace mxf {
@@ -82,20 +86,51 @@ public:
     barrier();
 
     // 1. Counts of every local expert, and of the pairs before the tile.
-    forEachOfThread(tid, pairs, [&](Value j) {
-      Value id = mlir::memref::LoadOp::create(b, topkIds, mlir::ValueRange{j});
-      Value local = isLocalExpert(id);
-      ifThen(local, [&] {
-        Value e = toIndex(id);
-        addLds(layout.count, e);
-        ifThen(cmp(mlir::arith::CmpIPredicate::ult, j, tileFirst), [&] { addLds(layout.before, e); });
-      });
-      Value inTile = mlir::arith::AndIOp::create(b, cmp(mlir::arith::CmpIPredicate::uge, j, tileFirst),
-                                           cmp(mlir::arith::CmpIPredicate::ult, j, tileEnd));
-      ifThen(inTile, [&] {
-        storeLds(layout.tileIds, mlir::arith::SubIOp::create(b, j, tileFirst),
-                 mlir::arith::SelectOp::create(b, local, id, i32(-1)));
-      });
+    // A thread reads its ids `batch` at a time, all loads before any use, so
+    // that a class of 256 tokens waits for one memory round trip here, not
+    // eight (the atomics' sums and the tile's ids do not depend on the order).
+    const int64_t batch = idsPerThreadInFlight();
+    forEachFrom(tid, pairs, idx(threads * batch), [&](Value first) {
+      llvm::SmallVector<Value, 8> pairIndex, ids, inLaunch;
+      for (int64_t k = 0; k < batch; ++k) {
+        Value j = add(first, idx(k * threads));
+        // The loop's bound covers the first; a later one past the pairs
+        // loads nothing (a decode launch's lanes all skip it) and counts
+        // nothing.
+        if (k == 0) {
+          pairIndex.push_back(j);
+          inLaunch.push_back(Value());
+          ids.push_back(mlir::memref::LoadOp::create(b, topkIds, mlir::ValueRange{j}));
+          continue;
+        }
+        Value valid = cmp(mlir::arith::CmpIPredicate::ult, j, pairs);
+        auto load = mlir::scf::IfOp::create(b, mlir::TypeRange{b.getI32Type()}, valid,
+                                            /*withElseRegion=*/true);
+        {
+          mlir::OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&load.getThenRegion().front());
+          mlir::scf::YieldOp::create(
+              b, mlir::ValueRange{mlir::memref::LoadOp::create(b, topkIds, mlir::ValueRange{j})});
+          b.setInsertionPointToStart(&load.getElseRegion().front());
+          mlir::scf::YieldOp::create(b, mlir::ValueRange{i32(-1)});
+        }
+        pairIndex.push_back(j);
+        inLaunch.push_back(valid);
+        ids.push_back(load.getResult(0));
+      }
+      if (batch == 1) {
+        emitCountPair(pairIndex[0], ids[0], Value(), tileFirst, tileEnd);
+        return;
+      }
+      // Counted in a rolled loop over the loaded ids: unrolled, the batch
+      // made the kernel's IR a third larger and its compile 40% slower.
+      Value loaded = mlir::vector::FromElementsOp::create(
+          b, mlir::VectorType::get({batch}, b.getI32Type()), ids);
+      keepRolled(forEachFrom(idx(0), idx(batch), idx(1), [&](Value k) {
+        Value j = add(first, mlir::arith::MulIOp::create(b, k, idx(threads)));
+        Value id = mlir::vector::ExtractOp::create(b, loaded, mlir::ArrayRef<mlir::OpFoldResult>{k});
+        emitCountPair(j, id, cmp(mlir::arith::CmpIPredicate::ult, j, pairs), tileFirst, tileEnd);
+      }));
     });
     barrier();
 
@@ -158,6 +193,44 @@ private:
   }
   void forEachOfThread(Value tid, Value end, const std::function<void(Value)> &body) {
     forEachFrom(tid, end, idx(threads), body);
+  }
+
+  /// How many of its routing ids a thread loads before it counts any in
+  /// phase 1: enough that the class's largest launch (M tokens) needs one
+  /// round of loads, at most 8 (8 VGPRs).
+  int64_t idsPerThreadInFlight() const {
+    const int64_t pairs = int64_t(spec.M) * spec.topk;
+    return std::clamp<int64_t>((pairs + threads - 1) / threads, 1, 8);
+  }
+
+  /// Phase 1 for pair j (index) with expert id `id` (i32); `inLaunch` (i1,
+  /// or null for always) says whether j < m * topk. Past the launch's pairs
+  /// the whole step is skipped (a branch that every lane of a decode launch
+  /// takes the same way), not just masked.
+  void emitCountPair(Value j, Value id, Value inLaunch, Value tileFirst, Value tileEnd) {
+    if (inLaunch) {
+      ifThen(inLaunch, [&] { emitCountPair(j, id, Value(), tileFirst, tileEnd); });
+      return;
+    }
+    Value local = isLocalExpert(id);
+    ifThen(local, [&] {
+      Value e = toIndex(id);
+      addLds(layout.count, e);
+      ifThen(cmp(mlir::arith::CmpIPredicate::ult, j, tileFirst), [&] { addLds(layout.before, e); });
+    });
+    Value entry = mlir::arith::SubIOp::create(b, j, tileFirst);
+    Value inTile = mlir::arith::AndIOp::create(b, cmp(mlir::arith::CmpIPredicate::uge, j, tileFirst),
+                                               cmp(mlir::arith::CmpIPredicate::ult, j, tileEnd));
+    ifThen(inTile, [&] {
+      // Clamped although the branch makes it < 16 * topk: the batch's
+      // entries would otherwise share one base, j0 - tileFirst, that is
+      // negative for most lanes, with k * threads in the instruction's
+      // offset; a negative base plus an offset is an address our emulator
+      // (rightly, until the hardware's 32-bit wrap is a checked fact)
+      // reports as outside the LDS.
+      Value clamped = mlir::arith::MinUIOp::create(b, entry, idx(layout.tileEntries - 1));
+      storeLds(layout.tileIds, clamped, mlir::arith::SelectOp::create(b, local, id, i32(-1)));
+    });
   }
 
   /// Whether pair id `id` (i32) goes to a local expert: in [0, E) and, with
@@ -228,29 +301,40 @@ private:
 
   /// Inclusive prefix sums over the workgroup's threads of `padded` (and of
   /// `local` with a mask): Hillis-Steele in LDS, the reads of a step before a
-  /// barrier, its writes after. Every thread must call it.
+  /// barrier, its writes after. Every thread must call it. The log2(threads)
+  /// steps stay a loop: unrolled, their 16 barriers and the branches around
+  /// them were a third of the MoE kernel's LLVM IR, which O3 and code
+  /// generation walk again and again (docs/compiler.md).
   std::pair<Value, Value> inclusiveScan(Value tid, Value padded, Value local) {
     storeLds(layout.scanPadded, tid, padded);
     if (expertMask)
       storeLds(layout.scanLocal, tid, local);
     barrier();
-    for (int64_t distance = 1; distance < threads; distance *= 2) {
-      Value has = cmp(mlir::arith::CmpIPredicate::uge, tid, idx(distance));
-      Value from = mlir::arith::SelectOp::create(b, has, mlir::arith::SubIOp::create(b, tid, idx(distance)), tid);
-      Value addPadded = mlir::arith::SelectOp::create(b, has, loadLds(layout.scanPadded, from), i32(0));
-      Value addLocal = expertMask ? mlir::arith::SelectOp::create(b, has, loadLds(layout.scanLocal, from),
-                                                            i32(0))
-                                  : Value();
+    llvm::SmallVector<Value, 2> sums{padded};
+    if (expertMask)
+      sums.push_back(local);
+    auto steps = mlir::scf::ForOp::create(b, idx(0), idx(llvm::Log2_64_Ceil(threads)), idx(1), sums);
+    {
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value distance = mlir::arith::ShLIOp::create(b, idx(1), steps.getInductionVar());
+      Value has = cmp(mlir::arith::CmpIPredicate::uge, tid, distance);
+      Value from = mlir::arith::SelectOp::create(b, has, mlir::arith::SubIOp::create(b, tid, distance), tid);
+      llvm::SmallVector<Value, 2> next;
+      const int64_t arrays[] = {layout.scanPadded, layout.scanLocal};
+      llvm::SmallVector<Value, 2> addends;
+      for (size_t k = 0; k < sums.size(); ++k)
+        addends.push_back(mlir::arith::SelectOp::create(b, has, loadLds(arrays[k], from), i32(0)));
       barrier();
-      padded = mlir::arith::AddIOp::create(b, padded, addPadded);
-      storeLds(layout.scanPadded, tid, padded);
-      if (expertMask) {
-        local = mlir::arith::AddIOp::create(b, local, addLocal);
-        storeLds(layout.scanLocal, tid, local);
+      for (size_t k = 0; k < sums.size(); ++k) {
+        next.push_back(mlir::arith::AddIOp::create(b, steps.getRegionIterArgs()[k], addends[k]));
+        storeLds(arrays[k], tid, next.back());
       }
       barrier();
+      mlir::scf::YieldOp::create(b, next);
     }
-    return {padded, local};
+    keepRolled(steps);
+    return {steps.getResult(0), expertMask ? steps.getResult(1) : Value()};
   }
 
   /// Phase 3 for tile entry u: its sorted row, and (column 0) its sorted id
@@ -290,22 +374,30 @@ private:
 
   /// The expert whose rows hold sorted row `row` (index < start[E]): the last
   /// e with start[e] <= row, by binary search over start[0..E]; E when row is
-  /// past every expert.
+  /// past every expert. A rolled loop: unrolled, its chain of selects made
+  /// LLVM's known-bits analysis recurse through every earlier step, a tenth
+  /// of the whole compile (docs/compiler.md).
   Value expertOfRow(Value row) {
     Value target = toI32(row);
-    Value found = idx(0);
-    int64_t step = 1;
-    while (step * 2 <= spec.E)
-      step *= 2;
-    for (; step >= 1; step /= 2) {
-      Value candidate = add(found, idx(step));
+    int64_t top = 1;
+    while (top * 2 <= spec.E)
+      top *= 2;
+    const int64_t steps = llvm::Log2_64(top) + 1;
+    auto loop = mlir::scf::ForOp::create(b, idx(0), idx(steps), idx(1), mlir::ValueRange{idx(0)});
+    {
+      mlir::OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value found = loop.getRegionIterArgs()[0];
+      Value step = mlir::arith::ShRUIOp::create(b, idx(top), loop.getInductionVar());
+      Value candidate = add(found, step);
       Value readAt = mlir::arith::MinUIOp::create(b, candidate, idx(spec.E));
       Value fits = mlir::arith::AndIOp::create(
           b, cmp(mlir::arith::CmpIPredicate::ule, candidate, idx(spec.E)),
           cmp(mlir::arith::CmpIPredicate::sle, loadLds(layout.start, readAt), target));
-      found = mlir::arith::SelectOp::create(b, fits, candidate, found);
+      mlir::scf::YieldOp::create(b, mlir::ValueRange{mlir::arith::SelectOp::create(b, fits, candidate, found)});
     }
-    return found;
+    keepRolled(loop);
+    return loop.getResult(0);
   }
 
   /// Phase 4. The workgroups of the launch split the rows (and the blocks)
