@@ -180,9 +180,15 @@ def fresh_view(array, name, element):
 
 def allocate(like, shape, element, device):
     """A new output array of `shape` of the same kind as `like`."""
-    if like.tensor:
+    return new_array(like.tensor, shape, element, like.value.device if like.tensor else None)
+
+
+def new_array(tensor, shape, element, torch_device=None):
+    """A new dense array of `shape` and `element`'s type: a torch tensor on
+    `torch_device` (default the CPU) when `tensor`, else a numpy array."""
+    if tensor:
         torch = _torch()
         dtype = {"bf16": torch.bfloat16, "i8": torch.uint8, "i32": torch.int32,
                  "f32": torch.float32}[element]
-        return torch.empty(shape, dtype=dtype, device=like.value.device)
+        return torch.empty(shape, dtype=dtype, device=torch_device or "cpu")
     return np.empty(shape, dtype=_NUMPY_ALLOCATE[element])

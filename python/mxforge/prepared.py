@@ -18,6 +18,8 @@ returns. A prepared op is immutable and safe to call from many threads.
 import ctypes
 import threading
 
+import numpy as np
+
 from . import _arrays
 from . import _contexts
 from . import _library as _lib
@@ -81,6 +83,9 @@ class PreparedOp:
         # then allocates and frees nothing. Freed by close().
         self._local = threading.local()
         self._pools = []
+        # Call plans (emu): what a call with these arguments' layouts does,
+        # learnt from one call that went through every check (_plan_key).
+        self._plans = {}
         with _runner._device_guard(device):
             context = _contexts.context(device)
             # The kernel now: a compile belongs to start-up, not to the first call.
@@ -146,6 +151,20 @@ class PreparedOp:
         return pool
 
     def __call__(self, *arguments, out=None, seed=None, rotate=None, layer=None, **operands):
+        simple = not operands and seed is None and rotate is None and layer is None
+        key = self._plan_key(arguments, out) if simple else None
+        if key is not None:
+            plan = self._plans.get(key)
+            if plan is not None:
+                result = self._run_plan(plan, arguments, out)
+                if result is not None:
+                    return result
+        result = self._checked_call(arguments, out, seed, rotate, layer, operands)
+        if key is not None and key not in self._plans:
+            self._plans[key] = self._make_plan(arguments, out)
+        return result
+
+    def _checked_call(self, arguments, out, seed, rotate, layer, operands):
         family = self._family
         per_call, positional = self._per_call, self._positional
         values = {name: operands.pop(name) for name in family.values if name in operands}
@@ -182,6 +201,119 @@ class PreparedOp:
                                    prepared=self, values=values)
         return family.result(outputs, run)
 
+    # The call plan: a decode loop calls a prepared op with arrays of the
+    # same layouts again and again, and the checks of _checked_call (the same
+    # code as the family's function, about 15 us of Python) give the same
+    # answer for the same layouts. So the first call with a layout goes
+    # through them, and later calls with that layout go straight to the
+    # copies and the launch. A plan applies only where its key captures
+    # everything the checks look at: on emu, the positional operands only
+    # (no rotate=, layer=, seed= or by-value values), numpy arrays that own
+    # their memory (a view's strides are checked against its base's memory,
+    # which the key cannot see) or CPU tensors (torch checks a view against
+    # its storage), and outputs the launch copies into directly.
+
+    _PLAN_CAPACITY = 64
+
+    def _plan_key(self, arguments, out):
+        if self.device != "emu" or len(arguments) != len(self._positional) or \
+                len(self._plans) >= self._PLAN_CAPACITY:
+            return None
+        if out is not None and len(self._family.outputs) == 1 and \
+                not isinstance(out, (tuple, list)):
+            out = (out,)
+        if out is not None and not isinstance(out, (tuple, list)):
+            return None
+        parts = []
+        for value in arguments if out is None else tuple(arguments) + tuple(out):
+            part = _layout(value)
+            if part is None:
+                return None
+            parts.append(part)
+        return (out is None, tuple(parts))
+
+    def _make_plan(self, arguments, out):
+        """After a call with these arguments passed every check: what the
+        next such call does."""
+        family = self._family
+        rows = arguments[self._positional.index(family.rows_from)] \
+            if family.rows_from is not None else None
+        m = int(rows.shape[0]) if rows is not None else specs.spec_rows(self.spec)
+        context, kernel = self.kernel_for(self.device, m)
+        operand_list = specs.operands(self.spec, m)
+        given = dict(zip(self._positional, arguments))
+        written = [operand.name for operand in operand_list if operand.is_output]
+        copies, outputs = [], []
+        strides = (ctypes.c_int64 * len(operand_list))()
+        for index, operand in enumerate(operand_list):
+            if operand.is_output:
+                outputs.append((index, operand))
+                continue
+            if operand.name in self._resident:
+                view = self._views[operand.name]
+            elif operand.name in given:
+                view = _arrays.view(given[operand.name], operand.name, operand.element)
+            else:
+                return None  # an optional input the call did not give: not planned
+            if operand.strided and _runner._row_stride(view) != view.shape[1]:
+                strides[index] = _runner._row_stride(view)
+            if operand.name not in self._resident:
+                copies.append((index, self._positional.index(operand.name), operand.name,
+                               max(view.span_bytes(), 1)))
+        ran_spec, name, origin, bucket = _runner.kernel_info(kernel)
+        # New outputs are of the kind of the array _runner.run takes them from.
+        like_name = family.rows_from or family.inputs[0]
+        tensors = _arrays.is_tensor(given[like_name]) if like_name in given \
+            else self._views[like_name].tensor
+        return _CallPlan(context=context, kernel=kernel, m=m, count=len(operand_list),
+                         resident=[(i, self._resident[o.name]) for i, o in enumerate(operand_list)
+                                   if o.name in self._resident],
+                         copies=copies, outputs=outputs, written=written, strides=strides,
+                         tensors=tensors,
+                         run=(ran_spec, name, origin, bucket, self.device, m))
+
+    def _run_plan(self, plan, arguments, out):
+        """The call by its plan, or None where this thread's kept buffers or
+        the context cannot serve it (the checked call then runs)."""
+        if plan is None or self._context is None or \
+                _contexts.current(self.device) != plan.context or self._context != plan.context:
+            return None
+        pool = getattr(self._local, "pool", None)
+        if pool is None:
+            return None
+        library = _lib.lib()
+        pointers = (ctypes.c_void_p * plan.count)()
+        for index, pointer in plan.resident:
+            pointers[index] = pointer
+        for index, position, name, nbytes in plan.copies:
+            kept = pool.get(name)
+            if kept is None or kept[0] < nbytes:
+                return None
+            pointers[index] = kept[1]
+            _lib.check(library.mxf_memcpy_to_device(plan.context, kept[1],
+                                                    _pointer(arguments[position]), nbytes),
+                       errors.DeviceError)
+        results = {}
+        targets = []
+        for k, (index, operand) in enumerate(plan.outputs):
+            kept = pool.get(operand.name)
+            if kept is None or kept[0] < operand.bytes:
+                return None
+            pointers[index] = kept[1]
+            if out is not None:
+                target = out[k] if isinstance(out, (tuple, list)) else out
+            else:
+                target = _arrays.new_array(plan.tensors, operand.shape, operand.element)
+            results[operand.name] = target
+            targets.append((kept[1], target, operand.bytes))
+        _runner._launch(plan.context, plan.kernel, plan.m, pointers, plan.strides, plan.count,
+                        None, None)
+        for device_pointer, target, nbytes in targets:
+            _lib.check(library.mxf_memcpy_to_host(plan.context, _pointer(target),
+                                                  device_pointer, nbytes), errors.DeviceError)
+        return self._family.result({name: results.get(name) for name in plan.written},
+                                   _runner.KernelRun(*plan.run))
+
     def close(self):
         """Frees the fixed operands' emulator memory (also on garbage
         collection); the op cannot be called afterwards."""
@@ -209,6 +341,37 @@ class PreparedOp:
     def __repr__(self):
         fixed = ", ".join(self._fixed or ())
         return f"PreparedOp({self.spec!r}, device={self.device!r}, fixed=[{fixed}])"
+
+
+class _CallPlan:
+    """What a prepared call with one set of argument layouts does (emu)."""
+    __slots__ = ("context", "kernel", "m", "count", "resident", "copies", "outputs", "written",
+                 "strides", "tensors", "run")
+
+    def __init__(self, **fields):
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+
+def _layout(value):
+    """The part of a plan's key for one argument: everything the checks read
+    of it, or None where a plan must not be used (see PreparedOp's note)."""
+    if type(value) is np.ndarray:
+        if value.base is not None or not value.flags.c_contiguous:
+            return None
+        return (value.dtype, value.shape, value.flags.writeable)
+    if _arrays.is_tensor(value):
+        if value.device.type != "cpu" or type(value).__name__ != "Tensor" or \
+                not value.is_contiguous():
+            return None
+        return (value.dtype, tuple(value.shape))
+    return None
+
+
+def _pointer(value):
+    if type(value) is np.ndarray:
+        return value.ctypes.data
+    return value.data_ptr()
 
 
 def prepare(op, spec=None, device="emu", **arguments):

@@ -144,3 +144,62 @@ def test_kept_buffers_grow_and_show_no_earlier_call(rng):
         assert q.shape == q_ref.shape and s.shape == s_ref.shape, m
         assert np.array_equal(q, q_ref) and np.array_equal(s, s_ref), m
     op.close()
+
+
+def test_repeated_layouts_skip_the_checks_but_not_their_answers(rng, monkeypatch):
+    # After one checked call, a call whose arrays have the same layouts runs
+    # by its plan (no Python checks); the bytes must still be the function's,
+    # and anything the plan's key cannot vouch for must still be checked.
+    gen = np.random.default_rng(rng.randrange(2**63))
+    op = mxforge.prepare("rotate_quant", k=256, rs=64, layout=rng.choice(("plain", "a4w4_shuffle")))
+    checked = []
+    real = type(op)._checked_call
+    monkeypatch.setattr(type(op), "_checked_call",
+                        lambda self, *a: checked.append(1) or real(self, *a))
+    m = rng.randint(1, 40)
+    for call in range(3):
+        x = x_rows(gen, m, 256)
+        assert same(op(x), mxforge.rotate_quant(x, spec=op.spec)), call
+    assert len(checked) == 1, "the second and third calls should have run by the plan"
+
+    # out=: poisoned each time, every byte written by the planned call.
+    x = x_rows(gen, m, 256)
+    q_ref, s_ref = mxforge.rotate_quant(x, spec=op.spec)
+    q, s = np.empty_like(q_ref), np.empty_like(s_ref)
+    for call in range(3):
+        q.fill(0xA5)
+        s.fill(0x5A)
+        result = op(x, out=(q, s))
+        assert result[0] is q and np.array_equal(q, q_ref) and np.array_equal(s, s_ref), call
+    assert len(checked) == 2
+
+    # torch tensors get tensors back, by their own plan.
+    import torch
+    xt = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+    for call in range(2):
+        qt, st = op(xt)
+        assert isinstance(qt, torch.Tensor) and np.array_equal(qt.numpy(), q_ref), call
+        assert np.array_equal(st.numpy(), s_ref), call
+    assert len(checked) == 3
+
+    # Negative controls: the same shape and dtype, but what the key cannot
+    # see goes through the checks with the function's messages.
+    one_row = x_rows(gen, 1, 256)
+    outside = np.lib.stride_tricks.as_strided(one_row, shape=(m, 256),
+                                              strides=one_row.strides) if m > 1 else None
+    read_only = np.empty_like(q_ref)
+    read_only.setflags(write=False)
+    bad_calls = [("read-only out", lambda f: f(x, out=(read_only, s)))]
+    if outside is not None:
+        bad_calls.append(("strides past its memory", lambda f: f(outside)))
+    for what, call in bad_calls:
+        with pytest.raises(mxforge.Error) as prepared:
+            call(op)
+        with pytest.raises(mxforge.Error) as function:
+            call(lambda *a, **k: mxforge.rotate_quant(*a, spec=op.spec, **k))
+        assert str(prepared.value) == str(function.value), what
+    op.close()
+    with pytest.raises(Exception):
+        op(x)
+    print(f"prepared rotate_quant m={m}: 3 layouts, each checked once and then run by its plan; "
+          f"{len(bad_calls)} bad calls and one after close() checked")
