@@ -5,6 +5,10 @@ same emulator and model as ours: `mxforge launch --estimate` of each case, then 
 and m the A4W4 pipeline AITER runs (its activation quantization _dynamic_mxfp4_quant_kernel,
 then _gemm_afp4wfp4_kernel, then its split-K reduction where the config splits K: each a
 launch with the model's fixed time) and the bf16-activation GEMM _gemm_a16wfp4_kernel.
+Then seed 000's MoE front end: AITER's fused activation quantization + scale sort
+(_fused_dynamic_mxfp4_quant_moe_sort_kernel, whose sorted ids come from its separate
+moe_sorting kernel, not counted) beside our rotate_quant_moe, which sorts too, run in the same
+invocation through `mxforge bench` (every output byte checked on the emulator).
 
     /usr/bin/python3 bench/peers/triton/estimate_triton_peers.py [MXFORGE_CLI]
 
@@ -16,8 +20,11 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Seed 000's MoE path (K=2048, RS=128 Hadamard, top-8 of 128) in our spec language.
+OUR_MOE_SPEC = "rotate_quant_moe:K=2048,RS=128,rot=hadamard,M=256,topk=8,E=128,block=32"
 CASES = os.path.join(HERE, "cases")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
@@ -52,6 +59,32 @@ def main(argv):
         print("| %dx%d | %d | %.2f | %.2f (%s) | %s | **%.2f** | %.2f (%s) |" % (
             n, k, m, quant, gemm[0], gemm[1], "%.2f" % reduce[0][0] if reduce else "-", total,
             a16[0], a16[1]))
+
+    moe = sorted((int(re.fullmatch(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048", c).group(1)), c)
+                 for c in est if re.fullmatch(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048", c))
+    if moe:
+        ours = our_moe_estimates(cli, [t for t, _ in moe])
+        print("\n| tokens | AITER fused quant + scale sort (its moe_sorting not counted) | "
+              "ours: rotate_quant_moe, sort included | ratio |")
+        print("|---|---|---|---|")
+        for tokens, case in moe:
+            peer = est[case]
+            print("| %d | %.2f (%s) | %.2f | %.2f |" % (tokens, peer[0], peer[1], ours[tokens],
+                                                       ours[tokens] / peer[0]))
+
+
+def our_moe_estimates(cli, tokens):
+    """{m: estimate us} of our MoE front end at seed 000's shapes (mxforge bench --json)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "bench.json")
+        subprocess.run([cli, "bench", "--spec", OUR_MOE_SPEC, "--m", ",".join(map(str, tokens)),
+                        "--device", "emu", "--json", path], capture_output=True, check=True)
+        with open(path) as f:
+            rows = json.load(f)
+    for row in rows:
+        if row["check"] != "ok":
+            raise SystemExit("our %s at m=%d: %s" % (row["spec"], row["m"], row["check"]))
+    return {row["m"]: row["estimate_us"] for row in rows}
 
 
 if __name__ == "__main__":
