@@ -35,7 +35,7 @@ _SELECTION_KEYWORDS = families.SELECTION_KEYWORDS
 class PreparedOp:
     """One op with its spec, kernel and fixed operands resolved (prepare())."""
 
-    def __init__(self, op, spec, device, fixed, keys):
+    def __init__(self, op, spec, device, fixed, keys, defaults=None):
         family = families.FAMILIES.get(op)
         if family is None or not family.available:
             raise errors.ArgumentError(
@@ -59,8 +59,10 @@ class PreparedOp:
         self._views = {name: _arrays.view(value, name, family.elements[name])
                        for name, value in fixed.items()}
         # Keys that default from an operand's shape: from the fixed ones now
-        # (a GEMM's N from w_q); the others must be in the spec or keywords.
-        defaults = {}
+        # (a GEMM's N from w_q); the others must be in the spec or keywords
+        # (or in `defaults`: the torch ops pass the shapes of the call that
+        # prepared the op, and key their prepared ops by them).
+        defaults = dict(defaults or {})
         for key, (argument, dimension) in family.key_defaults.items():
             view = self._views.get(argument)
             if view is not None:

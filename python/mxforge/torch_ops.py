@@ -322,13 +322,73 @@ def _named(family, args, kwargs):
     return arguments
 
 
+# The op's calls go through prepared ops (prepared.py), one per op, spec,
+# device and the input extents its keys default from: an engine calls the
+# same few again and again, and a prepared op skips building the spec,
+# finding the kernel and, for repeated layouts, the Python checks (docs/
+# python.md, "Prepared ops"). A call it cannot take (a spec that does not
+# parse, a device we do not run on, more than _PREPARED_LIMIT combinations)
+# goes through the function, which gives its own messages.
+_PREPARED_LIMIT = 256
+_prepared_ops = {}
+
+
+def _prepared_for(family, arguments):
+    """The PreparedOp for this call, or None for the function's path."""
+    defaults = []
+    for key, (argument, dimension) in family.key_defaults.items():
+        value = arguments.get(argument)
+        if not isinstance(value, torch.Tensor) or value.dim() <= dimension:
+            return None
+        defaults.append((key, int(value.shape[dimension])))
+    first = arguments.get(family.required[0]) if family.required else None
+    if not isinstance(first, torch.Tensor) or (first.device.type == "meta"):
+        return None
+    if first.device.type == "cpu":
+        device = "emu"
+    elif first.device.type == "cuda" and getattr(torch.version, "hip", None):
+        device = f"hip:{first.device.index if first.device.index is not None else 0}"
+    else:
+        return None
+    spec = arguments["spec"]
+    key = (family.op, spec, device, tuple(defaults))
+    try:
+        return _prepared_ops[key]
+    except KeyError:
+        pass
+    if len(_prepared_ops) >= _PREPARED_LIMIT:
+        return None
+    from .prepared import PreparedOp
+    try:
+        op = PreparedOp(family.op, spec, device, {}, {}, dict(defaults))
+    except errors.Error:
+        op = None  # the function will say what is wrong, in its words
+    _prepared_ops[key] = op
+    return op
+
+
+def _call_prepared(family, op, arguments):
+    keywords = {name: arguments[name] for name in family.optional
+                if arguments.get(name) is not None and name != "seed"}
+    keywords.update({name: arguments[name] for name in family.values})
+    if family.selects:
+        keywords.update({name: arguments[name] for name in families.SELECTION_KEYWORDS})
+    if "seed" in family.inputs:
+        keywords["seed"] = arguments.get("seed")
+    return op(*(arguments[name] for name in family.required), **keywords)
+
+
 def _implementation(family):
     function = families.function(family.op)
 
     def implementation(*args, **kwargs):
         arguments = _named(family, args, kwargs)
         arguments["spec"] = arguments["spec"] or None
-        result = function(**arguments)
+        prepared = _prepared_for(family, arguments)
+        if prepared is not None:
+            result = _call_prepared(family, prepared, arguments)
+        else:
+            result = function(**arguments)
         if len(family.outputs) == 1:
             return result
         like = arguments[family.rows_from or family.inputs[0]]

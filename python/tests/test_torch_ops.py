@@ -178,3 +178,30 @@ def test_round_sr_takes_its_seed_as_a_tensor(rng):
     meta = torch.empty(5, 512, dtype=torch.bfloat16, device="meta")
     with pytest.raises(mxforge.ArgumentError, match="needs seed"):
         torch.ops.mxforge.rotate_quant(meta, spec)
+
+
+def test_the_op_runs_through_prepared_ops_and_keeps_the_functions_words(rng):
+    # torch.ops.mxforge.* keeps one prepared op per op, spec, device and the
+    # extents its keys default from (torch_ops._prepared_ops): repeated calls
+    # skip the spec, the kernel lookup and, by the call plans, the checks.
+    # Each call must still give the reference's bytes on fresh rows, and what
+    # the function refuses must get the function's message.
+    from mxforge import torch_ops
+    spec = "rotate_quant:RS=64,layout=a4w4_shuffle"   # K from x's width
+    m = random_m(rng)
+    for call in range(3):
+        x = to_torch(random_x(rng, m, 256))
+        q, s = torch.ops.mxforge.rotate_quant(x, spec)
+        q_ref, s_ref = mxforge.reference("rotate_quant:K=256,RS=64,layout=a4w4_shuffle", x)
+        assert mismatch(q, q_ref, "q") is None and mismatch(s, s_ref, "s") is None, call
+    assert torch_ops._prepared_ops.get(("rotate_quant", spec, "emu", (("K", 256),))) is not None
+    bad = [("rotate_quant:K=256,RS=48", random_x(rng, m, 256)),      # no such RS
+           ("rotate_quant:K=512,RS=64", random_x(rng, m, 256)),      # x narrower than K
+           ("rotate_quant:K=256,RS=64", random_x(rng, 300, 256))]    # more rows than a launch
+    for spec_text, rows in bad:
+        x = to_torch(rows)
+        with pytest.raises(Exception) as through_op:
+            torch.ops.mxforge.rotate_quant(x, spec_text)
+        with pytest.raises(mxforge.Error) as through_function:
+            mxforge.rotate_quant(x, spec=spec_text)
+        assert str(through_function.value) in str(through_op.value), spec_text
