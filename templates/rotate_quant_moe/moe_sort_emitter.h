@@ -52,6 +52,10 @@
 namespace mxf {
 
 class MoeSortEmitter final : public RowSorter, private IrBuilder {
+  /// Tile entries phase 3 reads with one LDS load (a multiple of it divides
+  /// the tile's 16 * topk entries).
+  static constexpr int64_t kTileIdsPerRead = 8;
+
 public:
   /// `lds`: the workgroup's i32 buffer of moeSortLds(spec, threads).elements.
   MoeSortEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
@@ -372,15 +376,31 @@ private:
     // Earlier entries of the tile with the same expert (dropped entries
     // hold -1 and are never counted for a kept one); a dropped entry does
     // not look (the tile past m is all dropped).
+    // Four entries per LDS read: one at a time, the loop was a round trip
+    // per entry, up to 16 * topk - 1 of them in sequence (4 us of a 16-token
+    // tile's estimate). The tile's entries are a multiple of 4, so a read
+    // never passes the array; the entries at or past u are masked off.
     Value earlier = mlir::arith::SelectOp::create(b, kept, u, idx(0));
-    auto loop = mlir::scf::ForOp::create(b, idx(0), earlier, idx(1), mlir::ValueRange{i32(0)});
+    auto loop = mlir::scf::ForOp::create(b, idx(0), earlier, idx(kTileIdsPerRead),
+                                         mlir::ValueRange{i32(0)});
     {
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value same = cmp(mlir::arith::CmpIPredicate::eq, loadLds(layout.tileIds, loop.getInductionVar()), id);
-      mlir::scf::YieldOp::create(
-          b, mlir::ValueRange{mlir::arith::AddIOp::create(b, loop.getRegionIterArgs()[0],
-                                                    mlir::arith::ExtUIOp::create(b, b.getI32Type(), same))});
+      Value first = loop.getInductionVar();
+      Value four = mlir::vector::LoadOp::create(
+          b, mlir::VectorType::get({kTileIdsPerRead}, b.getI32Type()), lds,
+          mlir::ValueRange{add(first, idx(layout.tileIds))});
+      Value count = loop.getRegionIterArgs()[0];
+      for (int64_t k = 0; k < kTileIdsPerRead; ++k) {
+        Value before = cmp(mlir::arith::CmpIPredicate::ult, add(first, idx(k)), earlier);
+        Value same = mlir::arith::AndIOp::create(
+            b, before,
+            cmp(mlir::arith::CmpIPredicate::eq,
+                mlir::vector::ExtractOp::create(b, four, mlir::ArrayRef<int64_t>{k}), id));
+        count = mlir::arith::AddIOp::create(b, count,
+                                            mlir::arith::ExtUIOp::create(b, b.getI32Type(), same));
+      }
+      mlir::scf::YieldOp::create(b, mlir::ValueRange{count});
     }
     Value row = mlir::arith::AddIOp::create(
         b, mlir::arith::AddIOp::create(b, loadLds(layout.start, e), loadLds(layout.before, e)),
