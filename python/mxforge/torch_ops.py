@@ -6,10 +6,11 @@ string, the inputs some specs take optional tensors (``rotate_quant(Tensor
 x, str spec, Tensor? r=None, Tensor? seed=None, Tensor? layer_mask=None,
 int? rotate=None, int? layer=None) -> (Tensor, Tensor)``).
 
-torch >= 2.4 gets torch.library.custom_op with a registered fake (the
-supported path for torch.compile and FakeTensor); older torch (1.13, Debian)
-gets torch.library.Library("mxforge", "DEF") with CPU and Meta kernels. In
-both, the fake/meta implementation computes the output shapes from the C
+Each op is defined in torch.library.Library("mxforge", "DEF") with CPU and
+CUDA kernels and a fake (torch >= 2.4: register_fake; 1.13: Meta kernels).
+MXFORGE_TORCH_REGISTRATION=custom_op registers torch.library.custom_op ops
+instead, whose Python wrappers cost 150-190 us a call on torch 2.11 against
+the Library's 10-20 (docs/python.md). In both, the fake/meta implementation computes the output shapes from the C
 library's ABI (mxf_spec_get_operands) without compiling or launching, so
 shapes propagate under tracing. The keys an input's shape supplies (K from
 x's width; a GEMM's N from w_q) default from it when the spec leaves them out.
@@ -25,6 +26,7 @@ the kernel spec and are made concrete, so a new K is a new graph.
 """
 
 import functools
+import os
 
 import torch
 
@@ -380,8 +382,33 @@ def _call_prepared(family, op, arguments):
 
 def _implementation(family):
     function = families.function(family.op)
+    required = len(family.required)
+    defaults_from = [(family.required.index(argument), key, dimension)
+                     for key, (argument, dimension) in family.key_defaults.items()
+                     if argument in family.required]
+    plain = len(defaults_from) == len(family.key_defaults) and not family.values
+
+    def fast(args):
+        """The common call (the required tensors and the spec, nothing else)
+        straight to its prepared op's plan, or None."""
+        first = args[0]
+        if type(first) is not torch.Tensor or first.device.type != "cpu":
+            return None
+        try:
+            defaults = tuple((key, args[index].shape[dimension])
+                             for index, key, dimension in defaults_from)
+        except (AttributeError, IndexError):  # not a tensor, too few dimensions
+            return None
+        op = _prepared_ops.get((family.op, args[required] or None, "emu", defaults))
+        if op is None:
+            return None
+        return op(*args[:required])
 
     def implementation(*args, **kwargs):
+        result = fast(args) if plain and not kwargs and len(args) == required + 1 else None
+        if result is not None:
+            return result if len(family.outputs) == 1 else _with_empty_outputs(family, args[0],
+                                                                               result)
         arguments = _named(family, args, kwargs)
         arguments["spec"] = arguments["spec"] or None
         prepared = _prepared_for(family, arguments)
@@ -391,12 +418,19 @@ def _implementation(family):
             result = function(**arguments)
         if len(family.outputs) == 1:
             return result
-        like = arguments[family.rows_from or family.inputs[0]]
-        # An output the spec does not write: an empty [0] tensor, as the fake.
-        return tuple(value if value is not None else
-                     like.new_empty((0,), dtype=_TORCH_DTYPES[family.elements[name]])
-                     for name, value in zip(family.outputs, result))
+        return _with_empty_outputs(family, arguments[family.rows_from or family.inputs[0]],
+                                   result)
     return implementation
+
+
+def _with_empty_outputs(family, like, result):
+    """The op's outputs, an output the spec does not write as an empty [0]
+    tensor, as the fake gives it."""
+    if all(value is not None for value in result):
+        return tuple(result)
+    return tuple(value if value is not None else
+                 like.new_empty((0,), dtype=_TORCH_DTYPES[family.elements[name]])
+                 for name, value in zip(family.outputs, result))
 
 
 def _fake(family):
@@ -420,15 +454,20 @@ def _register_custom_op():
 def _register_library():
     global _library
     _library = torch.library.Library("mxforge", "DEF")
+    register_fake = getattr(torch.library, "register_fake", None)
     for family in families.FAMILIES.values():
         implementation, fake = _implementation(family), _fake(family)
         _library.define(schema(family))
         _library.impl(family.op, implementation, "CPU")
         _library.impl(family.op, implementation, "CUDA")  # ROCm torch's GPU key
-        _library.impl(family.op, fake, "Meta")
-        # torch 1.13 has no autograd fallthrough for Meta (it has one for CPU
-        # and CUDA); the outputs are integer codes, so there is no gradient.
-        _library.impl(family.op, fake, "AutogradMeta")
+        if register_fake is not None:
+            # torch >= 2.4: one fake for meta tensors and FakeTensorMode.
+            register_fake(f"mxforge::{family.op}", fake, lib=_library)
+        else:
+            _library.impl(family.op, fake, "Meta")
+            # torch 1.13 has no autograd fallthrough for Meta (it has one for
+            # CPU and CUDA); the outputs are integer codes: no gradient.
+            _library.impl(family.op, fake, "AutogradMeta")
     return "Library"
 
 
@@ -444,6 +483,14 @@ def register():
         except errors.LibraryNotFoundError as missing:
             REGISTRATION_ERROR = str(missing)
             return None
-        REGISTRATION = (_register_custom_op() if hasattr(torch.library, "custom_op")
-                        else _register_library())
+        wanted = os.environ.get("MXFORGE_TORCH_REGISTRATION", "")
+        if wanted not in ("", "custom_op", "library"):
+            raise errors.ArgumentError(
+                f"MXFORGE_TORCH_REGISTRATION must be custom_op or library, got {wanted!r}")
+        # torch.library.Library with a registered fake by default: on torch
+        # 2.11 custom_op's Python wrappers (autograd_impl, backend_impl) cost
+        # 150-190 us a call, the Library's dispatch about 20 (docs/python.md);
+        # both pass the same tests, torch.compile's included.
+        use_custom_op = hasattr(torch.library, "custom_op") and wanted == "custom_op"
+        REGISTRATION = _register_custom_op() if use_custom_op else _register_library()
     return REGISTRATION

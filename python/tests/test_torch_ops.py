@@ -205,3 +205,21 @@ def test_the_op_runs_through_prepared_ops_and_keeps_the_functions_words(rng):
         with pytest.raises(mxforge.Error) as through_function:
             mxforge.rotate_quant(x, spec=spec_text)
         assert str(through_function.value) in str(through_op.value), spec_text
+
+
+def test_the_registration_can_be_chosen_and_a_bad_choice_is_named():
+    # MXFORGE_TORCH_REGISTRATION picks torch.library.Library (the default) or
+    # custom_op (torch >= 2.4); anything else stops the import, naming it.
+    import os
+    import subprocess
+    import sys
+    package = os.path.dirname(os.path.dirname(mxforge.__file__))
+    run = lambda value: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", "import mxforge; print(mxforge.TORCH_OPS)"], capture_output=True,
+        text=True, cwd=package, env=dict(os.environ, MXFORGE_TORCH_REGISTRATION=value,
+                                         PYTHONPATH=package))
+    chosen = run("library")
+    assert chosen.returncode == 0 and chosen.stdout.strip() == "Library", chosen.stderr
+    bad = run("bogus")
+    assert bad.returncode != 0
+    assert "MXFORGE_TORCH_REGISTRATION must be custom_op or library, got 'bogus'" in bad.stderr
