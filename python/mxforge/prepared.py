@@ -162,7 +162,8 @@ class PreparedOp:
                 if result is not None:
                     return result
         result = self._checked_call(arguments, out, seed, rotate, layer, operands)
-        if key is not None and key not in self._plans:
+        if key is not None and key not in self._plans and \
+                len(self._plans) < self._PLAN_CAPACITY:
             self._plans[key] = self._make_plan(arguments, out)
         return result
 
@@ -215,11 +216,13 @@ class PreparedOp:
     # which the key cannot see) or CPU tensors (torch checks a view against
     # its storage), and outputs the launch copies into directly.
 
-    _PLAN_CAPACITY = 64
+    # Layouts differ by m: an engine's decode and prefill calls may show a
+    # few hundred. Beyond this many, a new layout is checked every time
+    # (the known ones keep their plans).
+    _PLAN_CAPACITY = 1024
 
     def _plan_key(self, arguments, out):
-        if self.device != "emu" or len(arguments) != len(self._positional) or \
-                len(self._plans) >= self._PLAN_CAPACITY:
+        if self.device != "emu" or len(arguments) != len(self._positional):
             return None
         if out is not None and len(self._family.outputs) == 1 and \
                 not isinstance(out, (tuple, list)):

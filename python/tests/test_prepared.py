@@ -203,3 +203,21 @@ def test_repeated_layouts_skip_the_checks_but_not_their_answers(rng, monkeypatch
         op(x)
     print(f"prepared rotate_quant m={m}: 3 layouts, each checked once and then run by its plan; "
           f"{len(bad_calls)} bad calls and one after close() checked")
+
+
+def test_a_full_plan_table_keeps_the_known_plans(rng, monkeypatch):
+    # Past the plan table's capacity a new layout is checked every call, and
+    # the layouts already planned still run by their plans.
+    gen = np.random.default_rng(rng.randrange(2**63))
+    op = mxforge.prepare("rotate_quant", k=128, rs=32)
+    monkeypatch.setattr(op, "_PLAN_CAPACITY", 2)
+    checked = []
+    real = type(op)._checked_call
+    monkeypatch.setattr(type(op), "_checked_call",
+                        lambda self, *a: checked.append(1) or real(self, *a))
+    for m in (1, 2, 3, 3, 1, 2):
+        x = x_rows(gen, m, 128)
+        assert same(op(x), mxforge.rotate_quant(x, spec=op.spec)), m
+    # m = 1 and 2 planned at their first calls; m = 3 checked both times.
+    assert len(checked) == 4, len(checked)
+    op.close()
