@@ -105,6 +105,22 @@ protected:
     body();
   }
 
+  /// scf.if with one result of `type`: what `thenValue` builds when
+  /// `condition` holds, else what `elseValue` builds (each in its region).
+  /// A branch, not a select: a wave whose lanes all take one side skips the
+  /// other (a load that must not run, a search that need not).
+  Value ifElseValue(Value condition, mlir::Type type, const std::function<Value()> &thenValue,
+                    const std::function<Value()> &elseValue) {
+    auto op = mlir::scf::IfOp::create(b, mlir::TypeRange{type}, condition,
+                                      /*withElseRegion=*/true);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    mlir::scf::YieldOp::create(b, mlir::ValueRange{thenValue()});
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    mlir::scf::YieldOp::create(b, mlir::ValueRange{elseValue()});
+    return op.getResult(0);
+  }
+
   void ifElse(Value condition, const std::function<void()> &thenBody,
               const std::function<void()> &elseBody) {
     auto op = mlir::scf::IfOp::create(b, condition, /*withElseRegion=*/true);

@@ -103,16 +103,12 @@ public:
           b, firstColumn,
           mlir::arith::AndIOp::create(b, cmp(mlir::arith::CmpIPredicate::ult, tid, idx(entries)),
                                       cmp(mlir::arith::CmpIPredicate::ult, pair, pairs)));
-      auto load = mlir::scf::IfOp::create(b, mlir::TypeRange{b.getF32Type()}, wanted,
-                                          /*withElseRegion=*/true);
-      mlir::OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&load.getThenRegion().front());
-      mlir::scf::YieldOp::create(
-          b, mlir::ValueRange{mlir::memref::LoadOp::create(b, topkWeights, mlir::ValueRange{pair})});
-      b.setInsertionPointToStart(&load.getElseRegion().front());
-      mlir::scf::YieldOp::create(b, mlir::ValueRange{mlir::arith::ConstantFloatOp::create(
-                                        b, b.getF32Type(), llvm::APFloat(0.0f))});
-      prefetchedWeight = load.getResult(0);
+      prefetchedWeight = ifElseValue(
+          wanted, b.getF32Type(),
+          [&] { return mlir::memref::LoadOp::create(b, topkWeights, mlir::ValueRange{pair}); },
+          [&] {
+            return mlir::arith::ConstantFloatOp::create(b, b.getF32Type(), llvm::APFloat(0.0f));
+          });
     }
 
     // 1. Counts of every local expert, and of the pairs before the tile.
@@ -134,19 +130,12 @@ public:
           continue;
         }
         Value valid = cmp(mlir::arith::CmpIPredicate::ult, j, pairs);
-        auto load = mlir::scf::IfOp::create(b, mlir::TypeRange{b.getI32Type()}, valid,
-                                            /*withElseRegion=*/true);
-        {
-          mlir::OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&load.getThenRegion().front());
-          mlir::scf::YieldOp::create(
-              b, mlir::ValueRange{mlir::memref::LoadOp::create(b, topkIds, mlir::ValueRange{j})});
-          b.setInsertionPointToStart(&load.getElseRegion().front());
-          mlir::scf::YieldOp::create(b, mlir::ValueRange{i32(-1)});
-        }
         pairIndex.push_back(j);
         inLaunch.push_back(valid);
-        ids.push_back(load.getResult(0));
+        ids.push_back(ifElseValue(
+            valid, b.getI32Type(),
+            [&] { return mlir::memref::LoadOp::create(b, topkIds, mlir::ValueRange{j}); },
+            [&] { return i32(-1); }));
       }
       if (batch == 1) {
         emitCountPair(pairIndex[0], ids[0], Value(), tileFirst, tileEnd);
@@ -447,19 +436,6 @@ private:
     return loop.getResult(0);
   }
 
-  /// scf.if `valid` yielding what `compute` returns, else `otherwise`: a
-  /// branch that a wave whose rows are all past the valid ones skips.
-  Value ifValid(Value valid, mlir::Type type, const std::function<Value()> &compute,
-                Value otherwise) {
-    auto op = mlir::scf::IfOp::create(b, mlir::TypeRange{type}, valid, /*withElseRegion=*/true);
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    mlir::scf::YieldOp::create(b, mlir::ValueRange{compute()});
-    b.setInsertionPointToStart(&op.getElseRegion().front());
-    mlir::scf::YieldOp::create(b, mlir::ValueRange{otherwise});
-    return op.getResult(0);
-  }
-
   /// Phase 4. The workgroups of the launch split the rows (and the blocks)
   /// among them, thread by thread: workgroup w = (y * gridX + x) of
   /// gridX * ceil(m/16).
@@ -490,11 +466,12 @@ private:
       // Past the valid rows every row is padding: no search (at decode m
       // nearly all of the capacity, e.g. 3,840 of 4,096 rows at m = 1, E = 128).
       Value valid = cmp(mlir::arith::CmpIPredicate::ult, row, validRows);
-      Value routed = ifValid(valid, b.getI1Type(), [&] {
+      Value notRouted = mlir::arith::ConstantIntOp::create(b, b.getI1Type(), 0);
+      Value routed = ifElseValue(valid, b.getI1Type(), [&] {
         Value e = mlir::arith::MinUIOp::create(b, expertOfRow(row), idx(spec.E - 1));
         Value offset = mlir::arith::SubIOp::create(b, toI32(row), loadLds(layout.start, e));
         return cmp(mlir::arith::CmpIPredicate::slt, offset, loadLds(layout.count, e));
-      }, mlir::arith::ConstantIntOp::create(b, b.getI1Type(), 0));
+      }, [&] { return notRouted; });
       Value padding = mlir::arith::XOrIOp::create(
           b, routed, mlir::arith::ConstantIntOp::create(b, b.getI1Type(), 1));
       ifThen(padding, [&] {
@@ -526,10 +503,11 @@ private:
     forEachFrom(firstItem, blockCount, workers, [&](Value block) {
       Value firstRow = mulBy(block, spec.block);
       Value valid = cmp(mlir::arith::CmpIPredicate::ult, firstRow, validRows);
-      Value expert = ifValid(valid, b.getI32Type(), [&] {
+      Value noExpert = i32(-1);
+      Value expert = ifElseValue(valid, b.getI32Type(), [&] {
         Value e = mlir::arith::MinUIOp::create(b, expertOfRow(firstRow), idx(spec.E - 1));
         return expertMask ? loadLds(layout.localId, e) : toI32(e);
-      }, i32(-1));
+      }, [&] { return noExpert; });
       mlir::memref::StoreOp::create(b, expert, sortedExpertIds, mlir::ValueRange{block});
     });
 
