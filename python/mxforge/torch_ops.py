@@ -335,6 +335,12 @@ _PREPARED_LIMIT = 256
 _prepared_ops = {}
 
 
+def _prepared_key(family, spec, device, defaults):
+    """_prepared_ops' key; `defaults` the ((key, extent), ...) the call's
+    tensors give, in family.key_defaults' order."""
+    return (family.op, spec, device, defaults)
+
+
 def _prepared_for(family, arguments):
     """The PreparedOp for this call, or None for the function's path."""
     defaults = []
@@ -353,7 +359,7 @@ def _prepared_for(family, arguments):
     else:
         return None
     spec = arguments["spec"]
-    key = (family.op, spec, device, tuple(defaults))
+    key = _prepared_key(family, spec, device, tuple(defaults))
     try:
         return _prepared_ops[key]
     except KeyError:
@@ -399,7 +405,7 @@ def _implementation(family):
                              for index, key, dimension in defaults_from)
         except (AttributeError, IndexError):  # not a tensor, too few dimensions
             return None
-        op = _prepared_ops.get((family.op, args[required] or None, "emu", defaults))
+        op = _prepared_ops.get(_prepared_key(family, args[required] or None, "emu", defaults))
         if op is None:
             return None
         return op(*args[:required])

@@ -195,6 +195,18 @@ def test_the_op_runs_through_prepared_ops_and_keeps_the_functions_words(rng):
         q_ref, s_ref = mxforge.reference("rotate_quant:K=256,RS=64,layout=a4w4_shuffle", x)
         assert mismatch(q, q_ref, "q") is None and mismatch(s, s_ref, "s") is None, call
     assert torch_ops._prepared_ops.get(("rotate_quant", spec, "emu", (("K", 256),))) is not None
+    # Once prepared, the plain call takes the fast path, not the named-argument one.
+    slow = []
+    real = torch_ops._call_prepared
+    torch_ops._call_prepared = lambda *a: slow.append(1) or real(*a)
+    try:
+        x = to_torch(random_x(rng, m, 256))
+        q, s = torch.ops.mxforge.rotate_quant(x, spec)
+        q_ref, s_ref = mxforge.reference("rotate_quant:K=256,RS=64,layout=a4w4_shuffle", x)
+        assert mismatch(q, q_ref, "q") is None and mismatch(s, s_ref, "s") is None
+    finally:
+        torch_ops._call_prepared = real
+    assert slow == [], "the plain call should have gone straight to its prepared op"
     bad = [("rotate_quant:K=256,RS=48", random_x(rng, m, 256)),      # no such RS
            ("rotate_quant:K=512,RS=64", random_x(rng, m, 256)),      # x narrower than K
            ("rotate_quant:K=256,RS=64", random_x(rng, 300, 256))]    # more rows than a launch

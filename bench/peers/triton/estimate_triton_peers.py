@@ -60,8 +60,9 @@ def main(argv):
             n, k, m, quant, gemm[0], gemm[1], "%.2f" % reduce[0][0] if reduce else "-", total,
             a16[0], a16[1]))
 
-    moe = sorted((int(re.fullmatch(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048", c).group(1)), c)
-                 for c in est if re.fullmatch(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048", c))
+    moe_case = re.compile(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048")
+    moe = sorted((int(found.group(1)), case) for case in est
+                 for found in [moe_case.fullmatch(case)] if found)
     if moe:
         ours = our_moe_estimates(cli, [t for t, _ in moe])
         print("\n| tokens | AITER fused quant + scale sort (its moe_sorting not counted) | "
