@@ -61,6 +61,14 @@ int64_t KernelOperand::rowElements() const {
   return n;
 }
 
+uint64_t kernelRequiredBytes(const KernelSpec &spec, int64_t rows) {
+  uint64_t bytes = 0;
+  for (const KernelOperand &operand : kernelOperands(spec, rows))
+    if (!operand.workspace)
+      bytes += operandSpanBytes(operand, operand.rowElements());
+  return bytes;
+}
+
 uint64_t operandSpanBytes(const KernelOperand &operand, int64_t rowStride) {
   const uint64_t element = elementBytes(operand.element);
   if (operand.shape.empty())

@@ -59,11 +59,23 @@ struct KernelOperand {
   const char *rowStrideArg = nullptr;
   /// What it holds, for messages and listings ("bf16 activations").
   std::string meaning;
+  /// Scratch the kernel reads and writes, not a result (rotate_quant_gemm's
+  /// `ws`, abi/gemm_split.h): all zero bytes before its first launch; every
+  /// launch leaves it fit for the next without zeroing again (its counters
+  /// back at zero, the rest scratch), so one workspace serves the launches
+  /// of one stream in turn. Not written (no output), not an input of the
+  /// reference; a launcher given none allocates a zeroed one.
+  bool workspace = false;
 
   bool strided() const { return rowStrideArg != nullptr; }
   /// Elements of one row (the product of every dimension but the first).
   int64_t rowElements() const;
 };
+
+/// The bytes a launch of `rows` rows must read and write at least: every
+/// operand's span at dense rows, but no workspace (its traffic is the
+/// kernel's own choice). What a benchmark's floor is measured against.
+uint64_t kernelRequiredBytes(const KernelSpec &spec, int64_t rows);
 
 /// Bytes `operand` spans in memory with rows `rowStride` elements apart
 /// (ignored for dense operands): (rows - 1) * stride + row for a strided
@@ -126,7 +138,8 @@ Status checkSelectionValue(const KernelSpec &spec, std::optional<int64_t> value)
 ///                      num_valid_ids (AITER's moe_sorting order); with
 ///                      stage=2, x is [m, topk, K] and q [m, topk, packed],
 ///                      both dense (no row stride)
-///   rotate_quant_gemm: x, [r], w_q, w_s, y
+///   rotate_quant_gemm: x, [r], w_q, w_s, y, [ws] (ws where the chains are
+///                      split over workgroups, abi/gemm_split.h)
 ///   quant_weight:      w, [r], q, s   (w with a row stride; q and s dense:
 ///                      the weight layouts are defined on whole matrices)
 /// r is listed only for rot=learned ([RS, RS]) and learned_per_block

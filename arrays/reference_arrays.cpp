@@ -68,6 +68,8 @@ Result<ReferenceSignature> referenceSignature(const KernelSpec &spec, int m) {
   sig.rows = hasMBucket(spec.op) ? size_t(m) : size_t(spec.N);
   // The kernel's operands at m rows are the reference's arrays (abi/).
   for (const KernelOperand &operand : kernelOperands(spec, m)) {
+    if (operand.workspace) // the kernel's scratch: no array of the reference's
+      continue;
     ArraySpec array{operand.name, npyDTypeOf(operand.element), {}, operand.meaning};
     for (int64_t extent : operand.shape)
       array.shape.push_back(size_t(extent));

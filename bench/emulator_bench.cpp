@@ -155,9 +155,7 @@ int main(int argc, char **argv) {
       ms[mode] = median(runs);
     }
     auto rate = [&](double t) { return double(instructions) / (t * 1e3); };
-    uint64_t required = 0;
-    for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec.value()))
-      required += mxf::operandSpanBytes(operand, operand.rowElements());
+    const uint64_t required = mxf::kernelRequiredBytes(spec.value(), spec.value().M);
     const mxf::bench::Mi355xEstimate e = mxf::bench::estimateMi355x(required, report);
     fmt::print("{:<62} {:>12} {:>9.1f} {:>9.2f} {:>10.1f} {:>9.2f} {:>7.2f}x {:>9.2f} {:>11.2f} "
                "{:>7}\n",

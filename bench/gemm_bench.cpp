@@ -77,10 +77,10 @@ mxf::Result<Counted> run(const std::string &text, int m) {
   std::mt19937 rng(11);
   mxf::runtime::HostArrays inputs;
   Counted counted;
+  counted.required = mxf::kernelRequiredBytes(spec.value(), m);
   for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec.value(), m)) {
     const uint64_t bytes = mxf::operandSpanBytes(operand, operand.rowElements());
-    counted.required += bytes;
-    if (operand.written)
+    if (operand.written || operand.workspace) // the launcher zeroes a workspace
       continue;
     // w_s: E8M0 bytes near 2^0 (no NaN scales); x, and w_q, whose any bytes
     // are fp4 codes: normal bf16 bit patterns.
@@ -89,11 +89,14 @@ mxf::Result<Counted> run(const std::string &text, int m) {
                                : mxf::bench::normalBf16(bytes, 1.0f, rng);
   }
   // Every core of this machine, with the model's latency timeline; one
-  // workgroup emulated, its counts scaled to the grid (a GEMM's workgroups
-  // run the same instruction stream: every column block reads the same K).
+  // column group emulated (one workgroup, or the `chains` workgroups that
+  // split it, the last of which adds their partials), its counts scaled to
+  // the grid (a GEMM's column groups run the same instruction stream: every
+  // one reads the same K).
   mxf::runtime::EmuDeviceOptions options = mxf::bench::mi355xEmuOptions();
-  options.runsWorkgroup = [](const std::array<uint32_t, 3> &id) {
-    return id[0] == 0 && id[1] == 0 && id[2] == 0;
+  const uint32_t perGroup = uint32_t(mxf::chooseRotateQuantGemmTiling(spec.value()).workgroupsPerGroup);
+  options.runsWorkgroup = [perGroup](const std::array<uint32_t, 3> &id) {
+    return id[0] < perGroup && id[1] == 0 && id[2] == 0;
   };
   auto device = mxf::runtime::openEmuDevice(options);
   if (!device.ok())
@@ -107,7 +110,7 @@ mxf::Result<Counted> run(const std::string &text, int m) {
     return launched.status();
   const auto &grid = launched.value().grid;
   counted.workgroups = grid.x * grid.y * grid.z;
-  counted.report = mxf::bench::scaledToGrid(launched.value().report, 1, counted.workgroups);
+  counted.report = mxf::bench::scaledToGrid(launched.value().report, std::min<uint64_t>(perGroup, counted.workgroups), counted.workgroups);
   counted.waves = uint32_t(counted.report.get("waves"));
   return counted;
 }

@@ -12,6 +12,7 @@
 #include "abi/operands.h"
 #include "spec/buckets.h"
 
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <optional>
@@ -243,6 +244,34 @@ mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *ope
       out.bytes = mxf::operandSpanBytes(operand, operand.strided() ? operand.rowElements() : 0);
     }
     *count = atM.size();
+    return MXF_SUCCESS;
+  });
+}
+
+mxf_status mxf_spec_get_workspace(const char *spec, int m, size_t *index, uint64_t *bytes) {
+  return guarded("mxf_spec_get_workspace", [&]() -> mxf_status {
+    if (!spec)
+      return nullArgument("mxf_spec_get_workspace", "spec");
+    if (index)
+      *index = SIZE_MAX;
+    if (bytes)
+      *bytes = 0;
+    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+    if (!parsed.ok())
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_spec_get_workspace: invalid spec: " + parsed.error());
+    if (m < 0)
+      return fail(MXF_ERROR_INVALID_ARGUMENT,
+                  "mxf_spec_get_workspace: m=" + std::to_string(m) + " is negative");
+    const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(parsed.value(), m);
+    for (size_t i = 0; i < atM.size(); ++i)
+      if (atM[i].workspace) {
+        if (index)
+          *index = i;
+        if (bytes)
+          *bytes = mxf::operandSpanBytes(atM[i], 0);
+        break;
+      }
     return MXF_SUCCESS;
   });
 }

@@ -240,12 +240,17 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
       return buffer.status();
     const std::vector<uint8_t> *contents = nullptr;
     std::vector<uint8_t> poison;
+    std::vector<uint8_t> zeros;
     if (!operand.written) {
       auto it = inputs.find(operand.name);
-      if (it == inputs.end())
+      if (it == inputs.end() && operand.workspace) {
+        zeros.assign(size, 0); // what a fresh workspace holds
+        contents = &zeros;
+      } else if (it == inputs.end())
         return Result<SpecLaunch>::failure(std::string("input '") + operand.name +
                                            "' is missing (" + operand.derivation + ")");
-      contents = &it->second;
+      else
+        contents = &it->second;
     } else if (auto it = options.initialOutputs.find(operand.name);
                it != options.initialOutputs.end()) {
       contents = &it->second;
@@ -272,13 +277,14 @@ Result<SpecLaunch> launchSpec(Device &device, const std::vector<uint8_t> &hsaco,
   if (Status synced = device.synchronize(); !synced.ok())
     return synced;
   for (size_t i = 0; i < operands.size(); ++i) {
-    if (!operands[i].written)
+    if (!operands[i].written && !operands[i].workspace)
       continue;
     std::vector<uint8_t> bytes(buffers[i].get().size);
     if (Status copied = device.copyOut(buffers[i].get(), 0, bytes.data(), bytes.size());
         !copied.ok())
       return copied;
-    result.outputs[operands[i].name] = std::move(bytes);
+    (operands[i].written ? result.outputs : result.workspaces)[operands[i].name] =
+        std::move(bytes);
   }
   if (options.whileLoaded)
     if (Status s = options.whileLoaded(device, handle.value(), prepared.value().config,

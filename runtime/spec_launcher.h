@@ -44,6 +44,10 @@ LaunchConfig launchConfigFor(const LaunchRecord &record, int m);
 
 struct SpecLaunch {
   HostArrays outputs;  // every written operand, the bytes the launch spans
+  /// Every workspace operand after the launch (its counters back at zero
+  /// for a kernel that keeps the workspace contract, abi/operands.h); a
+  /// caller that gives none gets a zeroed one.
+  HostArrays workspaces;
   LaunchReport report; // the device's counters (instructions, bytes, ...)
   Dim3 grid, workgroup;
 };

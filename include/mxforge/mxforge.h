@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define MXFORGE_API_VERSION_MAJOR 1
-#define MXFORGE_API_VERSION_MINOR 8
+#define MXFORGE_API_VERSION_MINOR 9
 #define MXFORGE_API_VERSION ((MXFORGE_API_VERSION_MAJOR << 16) | MXFORGE_API_VERSION_MINOR)
 
 typedef enum mxf_status {
@@ -410,6 +410,19 @@ typedef struct mxf_operand_shape {
  * m rows is possible (mxf_find_kernel does). */
 MXF_API mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *operands,
                                          size_t capacity, size_t *count);
+
+/* The workspace operand of `spec` at `m` rows (C API 1.9), if it has one:
+ * scratch the kernel reads and writes (rotate_quant_gemm's `ws` where its
+ * accumulation chains are split over workgroups, docs/abi.md), listed by
+ * mxf_spec_get_operands as an input. It must hold zero bytes before its
+ * first launch; every launch leaves it fit for the next, so one zeroed
+ * buffer serves the launches of one stream in turn (two launches that may
+ * overlap need two). *index receives its place in launch order and *bytes
+ * its size, or *index = SIZE_MAX and *bytes = 0 when the spec takes none.
+ * Either pointer may be NULL. An invalid spec or a negative m is
+ * MXF_ERROR_INVALID_ARGUMENT. */
+MXF_API mxf_status mxf_spec_get_workspace(const char *spec, int m, size_t *index,
+                                          uint64_t *bytes);
 
 /* The spec vocabulary (C API 1.5), so that bindings read it instead of
  * restating it: every spec key, every op's together (*names: static

@@ -219,6 +219,9 @@ _PROTOTYPES = {
     "mxf_spec_canonical": (_status, [_char_p, _char_p, _size, _c.POINTER(_size)]),
     "mxf_spec_get_operands": (_status, [_char_p, _c.c_int, _c.POINTER(OperandShape), _size,
                                         _c.POINTER(_size)]),
+    # C API 1.9: the workspace a split GEMM reads and writes.
+    "mxf_spec_get_workspace": (_status, [_char_p, _c.c_int, _c.POINTER(_size),
+                                         _c.POINTER(_c.c_uint64)]),
     # C API 1.5: the spec vocabulary, read instead of restated.
     "mxf_spec_key_names": (_status, [_c.POINTER(_c.POINTER(_char_p)), _c.POINTER(_size)]),
     "mxf_spec_m_buckets": (_status, [_c.POINTER(_c.POINTER(_c.c_int)), _c.POINTER(_size)]),

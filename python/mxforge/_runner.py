@@ -190,7 +190,7 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
         _check_layout(view, operand, spec)
         inputs[name] = view
     for operand in operand_list:
-        if not operand.is_output and operand.name not in inputs:
+        if not operand.is_output and operand.name not in inputs and not operand.is_workspace:
             raise errors.ArgumentError(f"{spec} needs {operand.name} ({operand.element} "
                                        f"{list(operand.shape)}), which was not given")
 
@@ -226,6 +226,9 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
     ran_spec, name, origin, bucket = kernel_info(kernel)
     like = inputs[family.rows_from or family.inputs[0]]  # new outputs: its kind and device
     for operand in operand_list:
+        if operand.is_workspace and operand.name not in inputs:
+            inputs[operand.name] = _workspaces.get(like, operand, device)
+    for operand in operand_list:
         if operand.is_output and operand.name not in outputs:
             outputs[operand.name] = _arrays.fresh_view(
                 _arrays.allocate(like, operand.shape, operand.element, device),
@@ -239,6 +242,35 @@ def run(family, spec, arrays, out=None, known_views=None, selection=None, prepar
                        launch_values)
     run_info = KernelRun(ran_spec, name, origin, bucket, device, m)
     return {name: outputs[name].value for name in written}, run_info
+
+
+class _WorkspaceCache(threading.local):
+    """Zeroed workspaces (a split GEMM's ws, mxf_spec_get_workspace) kept
+    per thread, array kind, device, stream and shape. A kernel leaves its
+    workspace fit for its next launch, so launches that cannot overlap (one
+    thread's calls: synchronous on emu, in order on one hip stream) share
+    one; an engine that launches on several streams at once passes its own
+    ws= to each."""
+
+    def get(self, like, operand, device):
+        if not hasattr(self, "arrays"):
+            self.arrays = {}
+        stream = None
+        if device.startswith("hip:"):
+            import torch
+            stream = torch.cuda.current_stream(like.value.device).cuda_stream
+        key = (like.tensor, device, stream, operand.shape)
+        array = self.arrays.get(key)
+        if array is None:
+            array = _arrays.allocate(like, operand.shape, operand.element, device)
+            array[...] = 0
+            if len(self.arrays) >= 64:  # a bounded cache: the oldest goes
+                self.arrays.pop(next(iter(self.arrays)))
+            self.arrays[key] = array
+        return _arrays.fresh_view(array, operand.name, operand.element)
+
+
+_workspaces = _WorkspaceCache()
 
 
 def _device_guard(device):

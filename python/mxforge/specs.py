@@ -219,6 +219,9 @@ class Operand:
     row_stride_arg: Optional[str]  # "x_stride", "q_stride", or None: dense only
     shape: Tuple[int, ...]
     bytes: int             # dense
+    # Scratch the kernel reads and writes (mxf_spec_get_workspace): zero
+    # bytes before its first launch, fit for the next after each.
+    is_workspace: bool = False
 
     @property
     def strided(self):
@@ -234,13 +237,18 @@ def operands(spec_text, m):
     count = ctypes.c_size_t()
     _lib.check(library.mxf_spec_get_operands(_lib.c_string(spec_text, "the spec", errors.SpecError), int(m), shapes, len(shapes),
                                              ctypes.byref(count)), errors.SpecError)
+    workspace = ctypes.c_size_t()
+    _lib.check(library.mxf_spec_get_workspace(_lib.c_string(spec_text, "the spec", errors.SpecError),
+                                              int(m), ctypes.byref(workspace), None),
+               errors.SpecError)
     result = []
-    for shape in shapes[:count.value]:
+    for index, shape in enumerate(shapes[:count.value]):
         result.append(Operand(
             name=shape.name.decode(), element=shape.element.decode(),
             is_output=bool(shape.is_output),
             row_stride_arg=_lib.text(shape.row_stride_arg),
-            shape=tuple(int(d) for d in shape.shape[:shape.rank]), bytes=int(shape.bytes)))
+            shape=tuple(int(d) for d in shape.shape[:shape.rank]), bytes=int(shape.bytes),
+            is_workspace=index == workspace.value))
     return tuple(result)
 
 

@@ -148,3 +148,26 @@ def test_bad_input_is_refused_by_name(rng):
         mxforge.rotate_quant_gemm(to_torch(random_x(rng, m, 4160)),
                                   torch.zeros((n, 2080), dtype=torch.uint8),
                                   torch.zeros((n, 130), dtype=torch.uint8), n=n, rs=0)
+
+
+def test_a_split_gemm_takes_a_workspace(tmp_path, rng):
+    """K = 512 and 80 columns split the chains over workgroups: the spec lists
+    a workspace ws (mxf_spec_get_workspace), made zeroed when not given. A
+    given zeroed one gives the same bytes; one whose arrival counter is not
+    zero gives other bytes (negative control: the kernel reads it); a wrong
+    shape is refused by name."""
+    keys, k, n, m = FIXED[0]
+    spec = mxforge.canonical_spec("rotate_quant_gemm", k=k, n=n, m=specs.bucket_for(m), **keys)
+    (ws,) = [operand for operand in specs.operands(spec, m) if operand.is_workspace]
+    assert ws.name == "ws" and ws.element == "i32" and not ws.is_output and ws.shape[0] == 1
+    x, w, y = run_case(tmp_path, rng, keys, k, n, m, "numpy")
+    w_q, w_s = weights(w, None, keys, k, n, "numpy")
+    zeroed = np.zeros(ws.shape, dtype=np.int32)
+    again = mxforge.rotate_quant_gemm(x, w_q, w_s, ws=zeroed, **keys)
+    assert np.array_equal(again, y)
+    stale = zeroed.copy()
+    stale[0, 0] = 1  # column group 0's counter, as a launch cut short would leave it
+    wrong = mxforge.rotate_quant_gemm(x, w_q, w_s, ws=stale, **keys)
+    assert not np.array_equal(wrong[:, :64], y[:, :64])
+    with pytest.raises(mxforge.ArgumentError, match="ws"):
+        mxforge.rotate_quant_gemm(x, w_q, w_s, ws=np.zeros((1, 7), dtype=np.int32), **keys)

@@ -83,43 +83,61 @@ public:
       rotation.emitStageRotation(tid);
   }
 
-  /// Units slice*unitsPerSlice .. +unitsPerSlice-1 of the row, wave w taking
-  /// units w, w + waves, ...; their scale blocks land at LDS blocks counted
-  /// from the slice's first. With `unitsInFlight` > 1 (units whose x is
-  /// loaded up front: prepareUnit's, loadPlainUnit's), a wave loads the x of
-  /// that many of its units before computing any, so their round trips
-  /// overlap; a unit past the slice loads the slice's last unit again and
-  /// computes nothing.
-  void emitSlice(Value slice, int64_t unitsPerSlice, int64_t unitsInFlight) {
+  /// Units slice*unitsPerSlice .. +unitsPerSlice-1 of the row (with
+  /// `chain`, only those in its chunks), wave w taking the w-th, the
+  /// (w + waves)-th, ...; their scale blocks land at LDS blocks counted from
+  /// the slice's first. With `unitsInFlight` > 1 (units whose x is loaded up
+  /// front: prepareUnit's, loadPlainUnit's), a wave loads the x of that many
+  /// of its units before computing any, so their round trips overlap; a
+  /// unit past the slice loads the slice's last unit again and computes
+  /// nothing.
+  void emitSlice(Value slice, int64_t unitsPerSlice, int64_t unitsInFlight,
+                 const GemmChainUnits *chain) {
     sliceBlockBase = mulBy(slice, unitsPerSlice * tiling.channelsPerUnit / 32);
-    Value first = mulBy(slice, unitsPerSlice);
+    const SliceUnits units{mulBy(slice, unitsPerSlice),
+                           chain ? unitsPerSlice / chain->chains : unitsPerSlice, chain};
     if (!rotates)
-      return emitRotatingUnits(first, unitsPerSlice, unitsInFlight);
+      return emitRotatingUnits(units, unitsInFlight);
     // Selective rotation: one branch per slice on the kernel's value; the
     // quant-only side takes the same units (RS channels each), unrotated,
     // so the LDS tile is laid out as the rotating side's.
     ifElse(
-        rotates, [&] { emitRotatingUnits(first, unitsPerSlice, unitsInFlight); },
-        [&] {
-          eachUnitOfWave(first, unitsPerSlice,
-                         [&](Value unit) { rotation.emitPlainUnit(unit); });
-        });
+        rotates, [&] { emitRotatingUnits(units, unitsInFlight); },
+        [&] { eachUnitOfWave(units, [&](Value unit) { rotation.emitPlainUnit(unit); }); });
   }
 
 private:
-  /// Each of the slice's units this wave takes (w, w + waves, ...), one at a
-  /// time.
-  void eachUnitOfWave(Value first, int64_t unitsPerSlice,
-                      const std::function<void(Value)> &work) {
-    auto loop = mlir::scf::ForOp::create(b, add(first, rotation.waveId()),
-                                         add(first, idx(unitsPerSlice)),
+  /// The units of a slice a workgroup quantizes: `count` of them, the i-th
+  /// being unit first + i, or, for one chain, the i-th unit of the chain's
+  /// chunks (chunk c of the slice is the chain's when c % chains == chain).
+  struct SliceUnits {
+    Value first;
+    int64_t count;
+    const GemmChainUnits *chain;
+  };
+
+  Value unitOf(const SliceUnits &units, Value i) {
+    if (!units.chain)
+      return add(units.first, i);
+    const GemmChainUnits &c = *units.chain;
+    Value sliceChunk = add(mulBy(divBy(i, c.unitsPerChunk), c.chains), c.chain);
+    return add(units.first, add(mulBy(sliceChunk, c.unitsPerChunk), remBy(i, c.unitsPerChunk)));
+  }
+
+  /// Each of the slice's units this wave takes, one at a time.
+  void eachUnitOfWave(const SliceUnits &units, const std::function<void(Value)> &work) {
+    // Unsplit, the loop runs over the units themselves.
+    Value base = units.chain ? idx(0) : units.first;
+    auto loop = mlir::scf::ForOp::create(b, add(base, rotation.waveId()),
+                                         add(base, idx(units.count)),
                                          idx(tiling.wavesPerWorkgroup));
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    work(loop.getInductionVar());
+    Value i = loop.getInductionVar();
+    work(units.chain ? unitOf(units, i) : i);
   }
 
-  void emitRotatingUnits(Value first, int64_t unitsPerSlice, int64_t unitsInFlight) {
+  void emitRotatingUnits(const SliceUnits &slice, int64_t unitsInFlight) {
     // The tiling groups only units whose x is loaded up front
     // (chooseRotateQuantGemmTiling: not the butterfly, not a per-block R
     // through each wave's LDS).
@@ -128,19 +146,21 @@ private:
     Value wave = rotation.waveId();
     if (unitsInFlight > 1) {
       const int64_t waves = tiling.wavesPerWorkgroup;
-      const int64_t perWave = (unitsPerSlice + waves - 1) / waves;
-      Value end = add(first, idx(unitsPerSlice));
-      Value own = add(first, wave);
+      const int64_t perWave = (slice.count + waves - 1) / waves;
       auto loop = mlir::scf::ForOp::create(b, idx(0), idx(perWave), idx(unitsInFlight));
       mlir::OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       llvm::SmallVector<RotatedUnit, 8> units;
       llvm::SmallVector<PlainUnit, 8> plainUnits;
       llvm::SmallVector<Value, 8> valid;
+      // Unsplit, i counts from the slice's first unit.
+      Value base = slice.chain ? idx(0) : slice.first;
+      Value end = add(base, idx(slice.count));
       for (int64_t g = 0; g < unitsInFlight; ++g) {
-        Value unit = add(own, mulBy(add(loop.getInductionVar(), idx(g)), waves));
-        valid.push_back(cmp(arith::CmpIPredicate::ult, unit, end));
-        Value loaded = arith::MinUIOp::create(b, unit, arith::SubIOp::create(b, end, idx(1)));
+        Value i = add(add(base, wave), mulBy(add(loop.getInductionVar(), idx(g)), waves));
+        valid.push_back(cmp(arith::CmpIPredicate::ult, i, end));
+        Value last = arith::MinUIOp::create(b, i, arith::SubIOp::create(b, end, idx(1)));
+        Value loaded = slice.chain ? unitOf(slice, last) : last;
         if (spec.RS == 0)
           plainUnits.push_back(rotation.loadPlainUnit(loaded));
         else
@@ -155,7 +175,7 @@ private:
         });
       return;
     }
-    eachUnitOfWave(first, unitsPerSlice, [&](Value unit) { rotation.emitUnit(unit); });
+    eachUnitOfWave(slice, [&](Value unit) { rotation.emitUnit(unit); });
   }
 
 public:
@@ -218,8 +238,8 @@ void GemmActivationEmitter::prepareBf16(mlir::Value ldsValues) {
 }
 
 void GemmActivationEmitter::emitSlice(mlir::Value slice, int64_t unitsPerSlice,
-                                      int64_t unitsInFlight) {
-  side->emitSlice(slice, unitsPerSlice, unitsInFlight);
+                                      int64_t unitsInFlight, const GemmChainUnits *chain) {
+  side->emitSlice(slice, unitsPerSlice, unitsInFlight, chain);
 }
 
 } // namespace mxf

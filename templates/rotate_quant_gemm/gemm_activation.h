@@ -32,6 +32,15 @@ namespace mxf {
 
 class GemmActivationSide;
 
+/// A workgroup that quantizes one accumulation chain's chunks only
+/// (abi/gemm_split.h): chunk c of a slice is `chain`'s when c % chains ==
+/// chain; a chunk holds unitsPerChunk rotation units.
+struct GemmChainUnits {
+  mlir::Value chain; // index, uniform over the workgroup
+  int64_t chains = 0;
+  int64_t unitsPerChunk = 0;
+};
+
 class GemmActivationEmitter {
 public:
   /// `tiling`: chooseRotatingQuantizerTiling of the activation spec with
@@ -47,11 +56,13 @@ public:
   /// The W6A16 form of prepare: the rotated values are rounded to bf16 and
   /// stored to `ldsValues` (bf16 [16, S]) unquantized.
   void prepareBf16(mlir::Value ldsValues);
-  /// Quantizes units slice*unitsPerSlice.. of the row tile into LDS; waves
-  /// take units round robin, loading the x of `unitsInFlight` of theirs
-  /// before computing them (rotated units; others go one at a time). No
-  /// barrier: the caller orders it with the reads.
-  void emitSlice(mlir::Value slice, int64_t unitsPerSlice, int64_t unitsInFlight);
+  /// Quantizes units slice*unitsPerSlice.. of the row tile into LDS (with
+  /// `chain`, only those of its chunks, at their places in the slice's
+  /// tile); waves take units round robin, loading the x of `unitsInFlight`
+  /// of theirs before computing them (rotated units; others go one at a
+  /// time). No barrier: the caller orders it with the reads.
+  void emitSlice(mlir::Value slice, int64_t unitsPerSlice, int64_t unitsInFlight,
+                 const GemmChainUnits *chain = nullptr);
 
 private:
   std::unique_ptr<GemmActivationSide> side;

@@ -1,10 +1,12 @@
 //===- op_abi.cpp - rotate_quant_gemm's kernel ABI --------------------------===//
 //
 // Plain C++, linked into mxforge_abi (abi/op_abi.h): rotate_quant_gemm's
-// operands: x, [r], [layer_mask], the prepared weights w_q and w_s, then y.
+// operands: x, [r], [layer_mask], the prepared weights w_q and w_s, then y,
+// then the workspace ws where the chains are split (abi/gemm_split.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "abi/gemm_split.h"
 #include "abi/op_abi.h"
 #include "abi/operand_builders.h"
 
@@ -42,6 +44,21 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
   ops.push_back(meant(
       bf16Rows("y", m, n, mWhy + ", " + nWhy + " ([" + R + ", N])", true, "y_stride"),
       spec.fmt == ElemFormat::E2M3 ? "bf16 bf16(x.R).W^T (W6A16)" : "bf16 x.W^T"));
+  const GemmChainSplit split = gemmChainSplit(spec);
+  if (!split.split)
+    return;
+  KernelOperand ws = meant({"ws",
+                            OperandElement::I32,
+                            {(m + 15) / 16, split.wordsPerRowTile},
+                            false,
+                            "ceil(" + R + "/16)=" + str((m + 15) / 16) + " row tiles, " + nWhy +
+                                ", K=" + str(k) + " (" + str(split.columnGroups) +
+                                " column groups: counters, then 4 chains x 64 columns x 16 "
+                                "rows of f32 partial sums)"},
+                           "zeroed workspace: split-K partial sums and arrival counters, left "
+                           "zero by every launch");
+  ws.workspace = true;
+  ops.push_back(std::move(ws));
 }
 
 using E = OperandElement;
@@ -53,9 +70,16 @@ constexpr OperandSlot kSlots[] = {
     {"w_q", E::I8, false, false, kRanks2},
     {"w_s", E::I8, false, false, kRanks2},
     {"y", E::Bf16, true, false, kRanks2},
+    {"ws", E::I32, false, true, kRanks2},
 };
 constexpr ShapeKey kShapeKeys[] = {{spec_detail::SpecKey::K, "x", 1},
                                    {spec_detail::SpecKey::N, "w_q", 0}};
+
+// The workspace holds one stripe per 16-row tile.
+void rowExtents(const KernelSpec &spec, std::vector<RowExtent> &extents) {
+  if (gemmChainSplit(spec).split)
+    extents.push_back({"ceil(rows/16)", 1, 0, 16, 1});
+}
 
 } // namespace
 
@@ -64,6 +88,7 @@ extern const OpAbi kOpAbi = {KernelOp::RotateQuantGemm,
                              /*srSeedOperand=*/false,
                              operands,
                              spanOf(kSlots),
-                             spanOf(kShapeKeys)};
+                             spanOf(kShapeKeys),
+                             rowExtents};
 
 } // namespace mxf::rotate_quant_gemm

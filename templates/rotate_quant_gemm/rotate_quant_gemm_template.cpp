@@ -41,6 +41,8 @@
 
 #include "templates/rotate_quant_gemm/rotate_quant_gemm_template.h"
 
+#include "abi/gemm_split.h"
+
 #include "templates/common/code_writer.h"
 #include "templates/common/ir_builder.h"
 #include "templates/common/kernel_arguments.h"
@@ -60,6 +62,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -81,26 +84,31 @@ public:
   /// A4W4: ldsCodes and ldsScales; W6A16: ldsCodes is the bf16 values and
   /// ldsScales is null.
   GemmEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec, const GemmTiling &tiling,
-              mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales, Value ldsReduction)
+              mlir::gpu::GPUFuncOp func, Value ldsCodes, Value ldsScales, Value ldsReduction,
+              Value ldsArrival)
       : IrBuilder(b), spec(spec), w6a16(isW6A16Gemm(spec)), tiling(tiling), args(spec, func),
         activationSpec(gemmActivationSpec(spec)),
         activation(b, activationSpec, tiling.activation, func), ldsCodes(ldsCodes),
-        ldsScales(ldsScales), ldsReduction(ldsReduction) {}
+        ldsScales(ldsScales), ldsReduction(ldsReduction), ldsArrival(ldsArrival) {}
 
   void emitBody() {
-    Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
+    tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
     lane = remBy(tid, kLanes);
     wave = divBy(tid, kLanes);
     group = divBy(lane, kTileRows);
     token = remBy(lane, kTileRows);
-    chain = remBy(wave, tiling.chains);
+    Value blockX = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x);
+    // Split (abi/gemm_split.h): the workgroup's chain is its place in its
+    // column group, and each wave takes one tile of the group.
+    columnGroup = tiling.splitChains ? divBy(blockX, tiling.chains) : blockX;
+    chain = tiling.splitChains ? remBy(blockX, tiling.chains) : remBy(wave, tiling.chains);
     const int64_t weightTiles = (spec.N + kTileRows - 1) / kTileRows;
-    // The workgroup's tiles are tilesPerWorkgroup * tilesPerWave consecutive
-    // ones; this wave's tile group g takes g, g + tilesPerWorkgroup, ...
-    // (the waves of a workgroup read neighbouring tiles at the same time).
-    Value firstTile = add(mulBy(mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x),
-                                tiling.tilesPerWorkgroup * tiling.tilesPerWave),
-                          divBy(wave, tiling.chains));
+    // The column group's tiles are tilesPerWorkgroup * tilesPerWave
+    // consecutive ones; this wave's tile group g takes g, g +
+    // tilesPerWorkgroup, ... (the waves of a workgroup read neighbouring
+    // tiles at the same time).
+    Value firstTile = add(mulBy(columnGroup, tiling.tilesPerWorkgroup * tiling.tilesPerWave),
+                          tiling.splitChains ? wave : divBy(wave, tiling.chains));
     for (int64_t t = 0; t < tiling.tilesPerWave; ++t) {
       WaveTile tile;
       tile.index = add(firstTile, idx(t * tiling.tilesPerWorkgroup));
@@ -135,7 +143,11 @@ public:
       const size_t inFlight = size_t(tiling.weightLoadsInFlight);
       for (size_t i = 0; i < std::min(inFlight, items); ++i)
         loaded.push_back(loadItem(chunks, i));
-      activation.emitSlice(slice, tiling.unitsPerSlice, tiling.unitsInFlight);
+      // Split, the workgroup quantizes its chain's chunks only.
+      const GemmChainUnits chainUnits{
+          chain, tiling.chains, kGemmChunkChannels / tiling.activation.channelsPerUnit};
+      activation.emitSlice(slice, tiling.unitsPerSlice, tiling.unitsInFlight,
+                           tiling.splitChains ? &chainUnits : nullptr);
       mlir::gpu::BarrierOp::create(b); // the slice's codes before any read
       llvm::SmallVector<Value> accs(slices.getRegionIterArgs());
       // Item i is chunk i / tiles of tile i % tiles: each tile's chunks stay
@@ -294,6 +306,10 @@ private:
         vector::StoreOp::create(b, out, y, mlir::ValueRange{row, column});
       });
     };
+    if (tiling.splitChains)
+      return emitSplitReduceAndStore(accs.front(), mIndex, [&](Value total) {
+        store(tiles.front(), total);
+      });
     if (tiling.chains == 1) {
       // The MFMAs stay out of the row < m branch.
       llvm::SmallVector<Value> pinned;
@@ -324,6 +340,56 @@ private:
     });
   }
 
+  /// Split: every wave leaves its tile's partial sum in `ws`, and the last
+  /// workgroup of the column group to arrive (an integer atomic counter:
+  /// which one depends on timing, the order of the sum does not) adds the
+  /// four chains' partials in chain order and stores y. The counter goes
+  /// back to zero for the next launch. Cross-workgroup order, as the
+  /// AMDGPU memory model asks for it: each wave's partial is released at
+  /// agent scope before the barrier that precedes the arrival, and the last
+  /// workgroup's waves acquire at agent scope before reading the others'.
+  void emitSplitReduceAndStore(Value acc, Value mIndex,
+                               const std::function<void(Value)> &storeTotal) {
+    const GemmChainSplit split = gemmChainSplit(spec);
+    auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
+    auto v4i32 = mlir::VectorType::get({4}, b.getI32Type());
+    Value rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
+    Value ws = rowStridedView(b, args.get("ws"), divBy(add(mIndex, idx(kTileRows - 1)), kTileRows),
+                              idx(split.wordsPerRowTile));
+    auto partialWord = [&](Value ofChain) {
+      Value slot = add(mulBy(add(mulBy(columnGroup, split.chains), ofChain),
+                             kGemmSplitTilesPerGroup),
+                       wave);
+      return add(idx(split.counterWords), mulBy(add(mulBy(slot, kLanes), lane), 4));
+    };
+    vector::StoreOp::create(b, vector::BitCastOp::create(b, v4i32, acc), ws,
+                            mlir::ValueRange{rowTile, partialWord(chain)});
+    mlir::LLVM::FenceOp::create(b, mlir::LLVM::AtomicOrdering::release, "agent");
+    mlir::gpu::BarrierOp::create(b); // every wave's partial before the arrival
+    Value counter[] = {rowTile, columnGroup};
+    ifThen(cmp(arith::CmpIPredicate::eq, tid, idx(0)), [&] {
+      Value old = mlir::memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1), ws,
+                                                    counter);
+      ifThen(cmp(arith::CmpIPredicate::eq, old, i32(split.chains - 1)), [&] {
+        mlir::memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::assign, i32(0), ws, counter);
+      });
+      mlir::memref::StoreOp::create(b, old, ldsArrival, mlir::ValueRange{idx(0)});
+    });
+    mlir::gpu::BarrierOp::create(b); // the arrival's result before any wave reads it
+    Value arrived = mlir::memref::LoadOp::create(b, ldsArrival, mlir::ValueRange{idx(0)});
+    ifThen(cmp(arith::CmpIPredicate::eq, arrived, i32(split.chains - 1)), [&] {
+      mlir::LLVM::FenceOp::create(b, mlir::LLVM::AtomicOrdering::acquire, "agent");
+      Value total;
+      for (int64_t c = 0; c < split.chains; ++c) {
+        Value partial = vector::BitCastOp::create(
+            b, v4f32,
+            vector::LoadOp::create(b, v4i32, ws, mlir::ValueRange{rowTile, partialWord(idx(c))}));
+        total = c == 0 ? partial : arith::AddFOp::create(b, total, partial).getResult();
+      }
+      storeTotal(total);
+    });
+  }
+
   const KernelSpec &spec;
   const bool w6a16;
   const GemmTiling &tiling;
@@ -331,9 +397,10 @@ private:
   const KernelSpec activationSpec; // the activation emitter holds a reference
   GemmActivationEmitter activation;
   Value ldsCodes, ldsScales; // W6A16: ldsCodes holds bf16 values, no scales
-  Value ldsReduction; // chains > 1: f32 [waves][64 lanes][4]
+  Value ldsReduction; // chains > 1, unsplit: f32 [waves][64 lanes][4]
+  Value ldsArrival;   // split: i32 [1], the arrival counter's old value
   std::vector<WaveTile> tiles; // tilesPerWave of them
-  Value lane, wave, group, token, chain;
+  Value tid, lane, wave, group, token, chain, columnGroup;
 };
 
 } // namespace
@@ -373,6 +440,9 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   if (tiling.reductionLdsBytes > 0)
     workgroupBuffers.push_back(
         workgroupBufferType(ctx, {int64_t(tiling.reductionLdsBytes / 4)}, b.getF32Type()));
+  if (tiling.arrivalLdsBytes > 0)
+    workgroupBuffers.push_back(
+        workgroupBufferType(ctx, {int64_t(tiling.arrivalLdsBytes / 4)}, b.getI32Type()));
   auto func = mlir::gpu::GPUFuncOp::create(b, kernelName, b.getFunctionType(argTypes, {}),
                                            workgroupBuffers);
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -381,8 +451,10 @@ Status buildRotateQuantGemmKernel(mlir::gpu::GPUModuleOp module, const KernelSpe
   auto buffers = func.getWorkgroupAttributions();
   const size_t codes = tiling.activation.ldsBytes > 0 ? 1 : 0;
   const size_t reduction = codes + (w6a16 ? 1 : 2);
+  const size_t arrival = reduction + (tiling.reductionLdsBytes > 0 ? 1 : 0);
   GemmEmitter(b, spec, tiling, func, buffers[codes], w6a16 ? Value() : Value(buffers[codes + 1]),
-              tiling.reductionLdsBytes > 0 ? Value(buffers[reduction]) : Value())
+              tiling.reductionLdsBytes > 0 ? Value(buffers[reduction]) : Value(),
+              tiling.arrivalLdsBytes > 0 ? Value(buffers[arrival]) : Value())
       .emitBody();
   mlir::gpu::ReturnOp::create(b);
   return Status::success();

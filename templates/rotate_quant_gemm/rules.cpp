@@ -25,7 +25,7 @@ LaunchRecord rotateQuantGemmLaunchRecord(const KernelSpec &spec) {
   const GemmTiling tiling = chooseRotateQuantGemmTiling(spec);
   LaunchRecord record;
   record.workgroupSize = uint32_t(tiling.workgroupSize());
-  record.gridX = uint32_t((spec.N + tiling.columnsPerWorkgroup - 1) / tiling.columnsPerWorkgroup);
+  record.gridX = uint32_t(tiling.gridX(spec.N));
   record.rowsPerWorkgroup = 16;
   record.rowPadding = 1;
   record.ldsBytes = uint32_t(tiling.ldsBytes());

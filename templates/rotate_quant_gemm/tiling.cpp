@@ -4,6 +4,8 @@
 
 #include "templates/family_rules.h"
 
+#include "abi/gemm_split.h"
+
 #include "numerics/reference.h"
 
 #include <algorithm>
@@ -33,7 +35,17 @@ Status checkRotateQuantGemmSupported(const KernelSpec &spec) {
   if (spec.rot == RotationKind::Learned && spec.RS >= 256)
     return unsupported("rot=learned at RS=256 yet (RS up to 128; learned_per_block and hadamard "
                        "serve RS=256)");
-  return checkRotatingQuantizerSupported(gemmActivationSpec(spec));
+  if (Status activation = checkRotatingQuantizerSupported(gemmActivationSpec(spec));
+      !activation.ok())
+    return activation;
+  // abi/gemm_split.h decides from the keys alone (the ABI's ws operand
+  // follows from it); the split template needs one wave per tile and chain.
+  if (gemmChainSplit(spec).split &&
+      chooseRotatingQuantizerTiling(gemmActivationSpec(spec), gemmActivationQuantizer())
+              .wavesPerWorkgroup != kGemmSplitTilesPerGroup)
+    return unsupported("a split of its chains over workgroups with other than 4 waves a "
+                       "workgroup (abi/gemm_split.h)");
+  return Status::success();
 }
 
 const QuantizerFamily &gemmActivationQuantizer() {
@@ -69,7 +81,12 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // of two up to 256 dividing K, so their maximum is the step. The largest
   // multiple of the step that divides K and fits kGemmMaxSliceChannels:
   // K=25600 takes 2560, K=18432 2048 (fewer slices, fewer barriers).
-  const int step = std::max(kGemmChunkChannels, tiling.activation.channelsPerUnit);
+  const GemmChainSplit split = gemmChainSplit(spec);
+  tiling.splitChains = split.split;
+  // Split, every slice holds whole steps of the four chains' chunks, so a
+  // workgroup's chain has the same chunks, and units, in each.
+  const int step = split.split ? int(kGemmSplitChannelStep)
+                               : std::max(kGemmChunkChannels, tiling.activation.channelsPerUnit);
   tiling.sliceChannels = step;
   const int maxSlice = w6a16 ? kGemmW6A16MaxSliceChannels : kGemmMaxSliceChannels;
   for (int s = step; s <= std::min(spec.K, maxSlice); s += step)
@@ -92,7 +109,10 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // columns per workgroup, the grid has more workgroups to spread over the
   // CUs at decode sizes.
   tiling.chains = int(gemmChains(size_t(spec.K)));
-  tiling.tilesPerWorkgroup = tiling.wavesPerWorkgroup() / tiling.chains;
+  // Split: a workgroup runs one chain, so each of its waves takes a tile.
+  tiling.tilesPerWorkgroup =
+      split.split ? tiling.wavesPerWorkgroup() : tiling.wavesPerWorkgroup() / tiling.chains;
+  tiling.workgroupsPerGroup = split.split ? tiling.chains : 1;
   // A wide N (gate_up's 24576 columns: 1536 tiles) would otherwise launch
   // several workgroups per CU, each rotating and quantizing the same x
   // again (issue 30: issue-bound at 2.3x AITER's bare GEMM). The summation
@@ -101,9 +121,11 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // Rounded down: one more weight round trip per workgroup costs more than
   // the grid's second partial wave of workgroups (6144 columns: 384 tiles
   // as 384 workgroups estimate 8.9 us, as 192 of two tiles 10.0 us).
-  tiling.tilesPerWave = std::clamp(
-      weightTiles / (tiling.tilesPerWorkgroup * kGemmTargetWorkgroups), 1, kGemmMaxTilesPerWave);
-  tiling.columnsPerWorkgroup = tiling.tilesPerWorkgroup * tiling.tilesPerWave * 16;
+  tiling.tilesPerWave = split.split ? 1
+                                    : std::clamp(weightTiles / (tiling.tilesPerWorkgroup *
+                                                                kGemmTargetWorkgroups),
+                                                 1, kGemmMaxTilesPerWave);
+  tiling.columnsPerGroup = tiling.tilesPerWorkgroup * tiling.tilesPerWave * 16;
   const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
   tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;
   // A4W4: 16 code bytes and a scale a chunk (5 VGPRs); W6A16: 24 and a
@@ -113,8 +135,10 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
       std::min(tiling.chunksPerWave * tiling.tilesPerWave, std::max(1, 40 / vgprsPerLoad));
   tiling.activationLdsBytes = w6a16 ? 16 * tiling.sliceChannels * 2
                                     : 16 * tiling.sliceChannels / 2 + 16 * tiling.sliceChannels / 32;
-  tiling.reductionLdsBytes =
-      tiling.chains > 1 ? tiling.wavesPerWorkgroup() * tiling.tilesPerWave * 64 * 4 * 4 : 0;
+  tiling.reductionLdsBytes = tiling.chains > 1 && !split.split
+                                 ? tiling.wavesPerWorkgroup() * tiling.tilesPerWave * 64 * 4 * 4
+                                 : 0;
+  tiling.arrivalLdsBytes = split.split ? 4 : 0;
   return tiling;
 }
 

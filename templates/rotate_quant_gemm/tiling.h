@@ -77,7 +77,14 @@ struct GemmTiling {
   /// g, g + tilesPerWorkgroup, ... of the workgroup's columns. As many as
   /// keep the grid at about kGemmTargetWorkgroups per 16 rows.
   int tilesPerWave = 1;
-  int columnsPerWorkgroup = 0; // 16 per tile: 16 * tilesPerWorkgroup * tilesPerWave
+  /// abi/gemm_split.h: each workgroup runs one chain (blockIdx.x % chains)
+  /// of tilesPerWorkgroup tiles, one per wave, and the `chains` workgroups
+  /// of a column group add their partial sums through the `ws` operand.
+  bool splitChains = false;
+  /// The columns of one column group: 16 * tilesPerWorkgroup * tilesPerWave.
+  int columnsPerGroup = 0;
+  /// Workgroups per column group along grid x: 1, or `chains` when split.
+  int workgroupsPerGroup = 1;
   /// The most chunks of one slice a wave multiplies: ceil((S/128) / chains).
   int chunksPerWave = 0;
   /// Weight loads (one chunk of one tile each) a wave keeps in flight: the
@@ -86,10 +93,19 @@ struct GemmTiling {
   int weightLoadsInFlight = 0;
   /// A4W4: 16 * S/2 codes + 16 * S/32 scales; W6A16: 16 * S bf16.
   int activationLdsBytes = 0;
-  int reductionLdsBytes = 0;  // chains > 1: every wave's accumulators, 1 KiB a tile
+  /// chains > 1, unsplit: every wave's accumulators, 1 KiB a tile.
+  int reductionLdsBytes = 0;
+  /// Split: the arrival counter's old value, one i32 that thread 0 shares.
+  int arrivalLdsBytes = 0;
   int wavesPerWorkgroup() const { return activation.wavesPerWorkgroup; }
   int workgroupSize() const { return activation.workgroupSize(); }
-  int ldsBytes() const { return activation.ldsBytes + activationLdsBytes + reductionLdsBytes; }
+  int ldsBytes() const {
+    return activation.ldsBytes + activationLdsBytes + reductionLdsBytes + arrivalLdsBytes;
+  }
+  /// Grid x: the column groups times their workgroups.
+  int gridX(int64_t n) const {
+    return int((n + columnsPerGroup - 1) / columnsPerGroup) * workgroupsPerGroup;
+  }
 };
 
 /// Whether the template can generate `spec`; one line naming the key.

@@ -2,6 +2,7 @@
 
 #include "tests/e2e/gemm_case.h"
 
+#include "abi/gemm_split.h"
 #include "abi/operands.h"
 #include "numerics/formats.h"
 #include "numerics/packing.h"
@@ -24,7 +25,9 @@ constexpr size_t kSampledWorkgroups = 8;
 
 ColumnSample gemmColumnSample(const KernelSpec &spec, uint64_t seed) {
   ColumnSample sample;
-  sample.columnsPerWorkgroup = size_t(chooseRotateQuantGemmTiling(spec).columnsPerWorkgroup);
+  const GemmTiling tiling = chooseRotateQuantGemmTiling(spec);
+  sample.columnsPerGroup = size_t(tiling.columnsPerGroup);
+  sample.workgroupsPerGroup = size_t(tiling.workgroupsPerGroup);
   // Whole weight matrices up to 2^24 elements in the full tier, 2^22 in the
   // sample tier (e2e_tier.h): above it the reference quantizes and
   // multiplies only the sampled workgroups' columns, and the emulator runs
@@ -33,12 +36,30 @@ ColumnSample gemmColumnSample(const KernelSpec &spec, uint64_t seed) {
   if (int64_t(spec.N) * spec.K <= wholeLimit)
     return sample;
   const uint32_t groups =
-      uint32_t((size_t(spec.N) + sample.columnsPerWorkgroup - 1) / sample.columnsPerWorkgroup);
+      uint32_t((size_t(spec.N) + sample.columnsPerGroup - 1) / sample.columnsPerGroup);
   std::mt19937_64 rng(seed ^ 0x5A5A5A5Aull);
   sample.workgroups.insert(groups - 1);
   while (sample.workgroups.size() < std::min<size_t>(kSampledWorkgroups, groups))
     sample.workgroups.insert(uint32_t(rng() % groups));
   return sample;
+}
+
+std::string nonzeroSplitCounters(const KernelSpec &spec, int m, const std::vector<uint8_t> &ws) {
+  const GemmChainSplit split = gemmChainSplit(spec);
+  const size_t rowTiles = (size_t(m) + 15) / 16, words = size_t(split.wordsPerRowTile);
+  if (ws.size() != rowTiles * words * 4)
+    return "ws has " + std::to_string(ws.size()) + " bytes, expected " +
+           std::to_string(rowTiles * words * 4);
+  std::string out;
+  for (size_t tile = 0; tile < rowTiles; ++tile)
+    for (size_t group = 0; group < size_t(split.columnGroups); ++group) {
+      int32_t counter = 0;
+      std::memcpy(&counter, ws.data() + (tile * words + group) * 4, 4);
+      if (counter != 0 && out.size() < 200)
+        out += "row tile " + std::to_string(tile) + ", column group " + std::to_string(group) +
+               ": counter " + std::to_string(counter) + "; ";
+    }
+  return out;
 }
 
 GemmInputs drawGemmInputs(const KernelSpec &spec, size_t specIndex, uint64_t seed,
@@ -159,7 +180,7 @@ Result<runtime::SpecLaunch> launchGemm(const CodeObject &code, const KernelSpec 
   options.workgroupOrderSeed = orderSeed;
   if (!sample.workgroups.empty())
     options.runsWorkgroup = [&sample](const std::array<uint32_t, 3> &id) {
-      return sample.workgroups.count(id[0]) > 0;
+      return sample.runs(id[0]);
     };
   Result<std::unique_ptr<runtime::Device>> device = runtime::openEmuDevice(options);
   if (!device.ok())

@@ -33,14 +33,24 @@
 namespace mxf::e2e {
 
 /// Which output columns a run checks: all of them, or those of a sample of
-/// column workgroups (grid x positions).
+/// column groups (tiling.h: the columns one workgroup covers, or the
+/// `workgroupsPerGroup` workgroups that split its chains).
 struct ColumnSample {
-  std::set<uint32_t> workgroups; // empty: every workgroup runs
-  size_t columnsPerWorkgroup = 0;
+  std::set<uint32_t> workgroups; // column groups; empty: every workgroup runs
+  size_t columnsPerGroup = 0;
+  size_t workgroupsPerGroup = 1; // grid x positions per column group
   bool covers(size_t column) const {
-    return workgroups.empty() || workgroups.count(uint32_t(column / columnsPerWorkgroup));
+    return workgroups.empty() || workgroups.count(uint32_t(column / columnsPerGroup));
+  }
+  /// Whether the workgroup at grid x position `x` runs.
+  bool runs(uint32_t x) const {
+    return workgroups.empty() || workgroups.count(uint32_t(x / workgroupsPerGroup)) > 0;
   }
 };
+
+/// The arrival counters of a split spec's workspace `ws` (abi/gemm_split.h)
+/// that are not zero after a launch of m rows, named, or "" when all are.
+std::string nonzeroSplitCounters(const KernelSpec &spec, int m, const std::vector<uint8_t> &ws);
 
 /// Every column when N*K <= 2^24; otherwise 8 column workgroups drawn from
 /// `seed`, the last (ragged) one always among them.

@@ -60,11 +60,10 @@ TEST_P(RotateQuantGemmMatrix, MatchesReferenceBitForBitInEveryWorkgroupOrder) {
     std::string which;
     for (uint32_t group : sample.workgroups)
       which += (which.empty() ? "" : ", ") + std::to_string(group);
-    std::printf("[ sampled  ] column workgroups %s of %zu (%zu columns each; every row tile); "
-                "the rest of y must stay poisoned\n",
-                which.c_str(),
-                (size_t(spec.N) + sample.columnsPerWorkgroup - 1) / sample.columnsPerWorkgroup,
-                sample.columnsPerWorkgroup);
+    std::printf("[ sampled  ] column groups %s of %zu (%zu columns and %zu workgroups each; "
+                "every row tile); the rest of y must stay poisoned\n",
+                which.c_str(), (size_t(spec.N) + sample.columnsPerGroup - 1) / sample.columnsPerGroup,
+                sample.columnsPerGroup, sample.workgroupsPerGroup);
   }
 
   struct Order {
@@ -99,6 +98,15 @@ TEST_P(RotateQuantGemmMatrix, MatchesReferenceBitForBitInEveryWorkgroupOrder) {
                      size_t(spec.N));
     EXPECT_TRUE(diff.empty()) << printSpec(spec) << ", m " << in.m << ", workgroups "
                               << order.name << ", seed " << seed << "\n  " << diff;
+    // Split chains (abi/gemm_split.h): the workspace came in zeroed and must
+    // be fit for the next launch, every arrival counter back at zero.
+    if (auto ws = run.value().workspaces.find("ws"); ws != run.value().workspaces.end()) {
+      const std::string counters = nonzeroSplitCounters(spec, in.m, ws->second);
+      EXPECT_TRUE(counters.empty()) << printSpec(spec) << " (" << order.name << "): " << counters;
+      std::printf("[ split    ] %u workgroups a column group add their partials through ws; its "
+                  "counters are zero again\n",
+                  unsigned(sample.workgroupsPerGroup));
+    }
   }
   std::string outsideFirst;
   const size_t outside = countOutsideGemmBound(spec, in, expected.value(), sample, outsideFirst);

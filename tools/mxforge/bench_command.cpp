@@ -138,12 +138,7 @@ struct Measured {
   double us() const { return timing ? timing->medianUs : estimate.estimateUs; }
 };
 
-uint64_t requiredBytes(const KernelSpec &spec, int m) {
-  uint64_t bytes = 0;
-  for (const KernelOperand &operand : kernelOperands(spec, m))
-    bytes += operandSpanBytes(operand, operand.rowElements());
-  return bytes;
-}
+uint64_t requiredBytes(const KernelSpec &spec, int m) { return kernelRequiredBytes(spec, m); }
 
 class Bench {
 public:

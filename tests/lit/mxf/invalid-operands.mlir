@@ -177,28 +177,39 @@ func.func @moe_topk_ids_i64(%x: memref<16x7168xbf16>, %ids: memref<16x8xi64>, %w
 
 // -----
 
-func.func @gemm_weight_scales_plain_shape(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %m: i32) {
+func.func @gemm_weight_scales_plain_shape(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %wsp: memref<1x4100xi32>, %m: i32) {
   // expected-error @+1 {{'mxf.rotate_quant_gemm' op operand #2 (w_s) must be memref<256x128xi8> for N=48, K=4096, layout=a4w4_shuffle (rows padded to 256, K/32 columns padded to 8), got memref<48x128xi8>}}
   mxf.rotate_quant_gemm <K = 4096, N = 48, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = a4w4_shuffle, wlayout = plain>
-      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<48x2048xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) rows(%m)
+      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<48x2048xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) ws(%wsp : memref<1x4100xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @gemm_output_f32(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xf32>, %m: i32) {
+func.func @gemm_output_f32(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xf32>, %wsp: memref<1x4100xi32>, %m: i32) {
   // expected-error @+1 {{operand #3 (y) must be memref<1x48xbf16> for M=1, N=48 ([M, N]), got memref<1x48xf32>}}
   mxf.rotate_quant_gemm <K = 4096, N = 48, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
-      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<48x2048xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xf32>) rows(%m)
+      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<48x2048xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xf32>) ws(%wsp : memref<1x4100xi32>) rows(%m)
   return
 }
 
 // -----
 
-func.func @gemm_weights_transposed(%x: memref<1x4096xbf16>, %wq: memref<4096x24xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %m: i32) {
+func.func @gemm_weights_transposed(%x: memref<1x4096xbf16>, %wq: memref<4096x24xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %wsp: memref<1x4100xi32>, %m: i32) {
   // expected-error @+1 {{operand #1 (w_q) must be memref<48x2048xi8> for N=48, K=4096, fmt=fp4, wlayout=plain (4-bit codes, K*4/8 bytes per row), got memref<4096x24xi8>}}
   mxf.rotate_quant_gemm <K = 4096, N = 48, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
-      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<4096x24xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) rows(%m)
+      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<4096x24xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) ws(%wsp : memref<1x4100xi32>) rows(%m)
+  return
+}
+
+// -----
+
+// K = 4096 and 48 columns split the chains over workgroups (abi/gemm_split.h):
+// the op takes its workspace after y.
+func.func @gemm_split_without_workspace(%x: memref<1x4096xbf16>, %wq: memref<48x2048xi8>, %ws: memref<48x128xi8>, %y: memref<1x48xbf16>, %m: i32) {
+  // expected-error @+2 {{operand 'rows' given where the spec takes ws(%ws : memref<1x4100xi32>)}}
+  mxf.rotate_quant_gemm <K = 4096, N = 48, RS = 0, rot = none, M = 1, fmt = fp4, scale = even, round = rne, inter = f32, layout = plain, wlayout = plain>
+      x(%x : memref<1x4096xbf16>) w_q(%wq : memref<48x2048xi8>) w_s(%ws : memref<48x128xi8>) y(%y : memref<1x48xbf16>) rows(%m)
   return
 }
 

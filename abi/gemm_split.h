@@ -1,0 +1,59 @@
+//===- gemm_split.h - rotate_quant_gemm's chains split over workgroups -*- C++ -*-===//
+//
+// Where N is too narrow for several weight tiles per wave (fewer than 512
+// tiles of 16 columns), every workgroup of rotate_quant_gemm would rotate
+// and quantize all K channels of its 16 rows, and that activation side is
+// the launch's critical path (issue 30: 6.4 us of timeline at K = 4096).
+// Split, a workgroup computes one accumulation chain (numerics gemmChains:
+// chunk c of K belongs to chain c % 4) of four weight tiles, one per wave,
+// so it rotates and quantizes only its chain's quarter of K. The four
+// workgroups of a column group leave their partial sums in a workspace; the
+// last of them to arrive (an integer atomic counter) adds them in chain
+// order, ((c0 + c1) + c2) + c3, the order numerics already defines, and
+// stores y. Plain C++: the ABI's `ws` operand, the tiling and the template
+// all derive from this one decision and layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXFORGE_ABI_GEMM_SPLIT_H
+#define MXFORGE_ABI_GEMM_SPLIT_H
+
+#include "spec/kernel_spec.h"
+
+#include <cstdint>
+
+namespace mxf {
+
+/// Waves of a split workgroup: one per weight tile of its column group.
+constexpr int64_t kGemmSplitTilesPerGroup = 4;
+/// Channels of one chain's step: the four chains' chunks (4 x 128). A split
+/// spec's K and slices are multiples of it, so every chain has the same
+/// chunks in every slice.
+constexpr int64_t kGemmSplitChannelStep = 512;
+
+struct GemmChainSplit {
+  bool split = false;
+  int64_t chains = 0;       // workgroups per column group (numerics gemmChains(K))
+  int64_t columnGroups = 0; // ceil(N / 64)
+  /// Per row tile of 16 rows, in i32 words: the column groups' arrival
+  /// counters (rounded up to 4 words, so the partials stay 16-byte aligned),
+  /// then partial(group, chain, wave, lane) as 4 f32 bit patterns.
+  int64_t counterWords = 0;
+  int64_t wordsPerRowTile = 0;
+  /// The word of partial (group, chain, wave, lane) within its row tile.
+  int64_t partialWord(int64_t group, int64_t chain, int64_t wave, int64_t lane) const {
+    return counterWords +
+           (((group * chains + chain) * kGemmSplitTilesPerGroup + wave) * 64 + lane) * 4;
+  }
+};
+
+/// Whether rotate_quant_gemm `spec` splits its chains over workgroups, and
+/// the workspace's layout if so: K a multiple of 512 (4 chains), fewer than
+/// 512 weight tiles (where the unsplit tiling has one tile per wave), a
+/// rotation unit inside one 128-channel chunk (RS <= 128) and the 4-wave
+/// workgroup (not a learned R of 128, staged by 8 waves).
+/// Precondition: validateSpec(spec).ok() and spec.op == RotateQuantGemm.
+GemmChainSplit gemmChainSplit(const KernelSpec &spec);
+
+} // namespace mxf
+
+#endif // MXFORGE_ABI_GEMM_SPLIT_H
