@@ -38,8 +38,9 @@ namespace vector = mlir::vector;
 class GemmActivationSide final : public BlockSink, private IrBuilder {
 public:
   GemmActivationSide(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                     const KernelTiling &tiling, mlir::gpu::GPUFuncOp func)
-      : IrBuilder(b), spec(spec), tiling(tiling), args(spec, func), converter(b, spec),
+                     const KernelTiling &tiling, mlir::gpu::GPUFuncOp func,
+                     const KernelArguments &args)
+      : IrBuilder(b), spec(spec), tiling(tiling), args(args), converter(b, spec),
         rotation(b, spec, tiling, args.get("r"),
                  tiling.ldsBytes > 0 ? Value(func.getWorkgroupAttributions().front())
                                      : Value()) {
@@ -224,8 +225,9 @@ private:
 
 GemmActivationEmitter::GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
                                              const KernelTiling &tiling,
-                                             mlir::gpu::GPUFuncOp func)
-    : side(std::make_unique<GemmActivationSide>(b, spec, tiling, func)) {}
+                                             mlir::gpu::GPUFuncOp func,
+                                             const KernelArguments &args)
+    : side(std::make_unique<GemmActivationSide>(b, spec, tiling, func, args)) {}
 
 GemmActivationEmitter::~GemmActivationEmitter() = default;
 

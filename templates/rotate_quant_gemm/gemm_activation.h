@@ -12,6 +12,7 @@
 #ifndef MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_GEMM_ACTIVATION_H
 #define MXFORGE_TEMPLATES_ROTATE_QUANT_GEMM_GEMM_ACTIVATION_H
 
+#include "templates/common/kernel_arguments.h"
 #include "templates/common/rotating_quantizer/tiling.h"
 
 #include "spec/kernel_spec.h"
@@ -45,9 +46,12 @@ class GemmActivationEmitter {
 public:
   /// `tiling`: chooseRotatingQuantizerTiling of the activation spec with
   /// the GEMM's activation decisions (gemmActivationQuantizer); its rotation
-  /// LDS, if any, is the function's first workgroup buffer.
+  /// LDS, if any, is the function's first workgroup buffer. `args`: the
+  /// GEMM's own arguments, named by its spec's ABI (the activation spec's
+  /// operands differ: W6A16's is an fp4 spec, which may take a workspace).
   GemmActivationEmitter(mlir::ImplicitLocOpBuilder &b, const KernelSpec &spec,
-                        const KernelTiling &tiling, mlir::gpu::GPUFuncOp func);
+                        const KernelTiling &tiling, mlir::gpu::GPUFuncOp func,
+                        const KernelArguments &args);
   ~GemmActivationEmitter();
 
   /// Lane indices, x at its row stride, the LDS writers; stages a learned R

@@ -88,7 +88,7 @@ public:
               Value ldsArrival)
       : IrBuilder(b), spec(spec), w6a16(isW6A16Gemm(spec)), tiling(tiling), args(spec, func),
         activationSpec(gemmActivationSpec(spec)),
-        activation(b, activationSpec, tiling.activation, func), ldsCodes(ldsCodes),
+        activation(b, activationSpec, tiling.activation, func, args), ldsCodes(ldsCodes),
         ldsScales(ldsScales), ldsReduction(ldsReduction), ldsArrival(ldsArrival) {}
 
   void emitBody() {

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <cstdlib>
+#include <cstdint>
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -201,6 +202,56 @@ TEST(CApiIntrospection, RowExtentsGiveTheOperandShapesAtEveryRowCount) {
             MXF_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("invalid spec"), std::string::npos) << lastError();
   EXPECT_EQ(mxf_spec_get_row_extents(spec, nullptr, 4, &count), MXF_ERROR_INVALID_ARGUMENT);
+}
+
+// A GEMM narrow enough to split its chains over workgroups lists a
+// workspace after y (abi/gemm_split.h): mxf_spec_get_workspace names its
+// place and size, which grow with the 16-row tiles and follow the op's row
+// extent; a wide one, and other ops, take none.
+TEST(CApiIntrospection, TheWorkspaceOfASplitGemmIsNamed) {
+  const char *split = "rotate_quant_gemm:K=4096,N=4096,RS=64,rot=hadamard";
+  mxf_row_extent extents[8];
+  size_t extentCount = 0;
+  ASSERT_EQ(mxf_spec_get_row_extents(split, extents, 8, &extentCount), MXF_SUCCESS);
+  const mxf_row_extent *tiles = nullptr;
+  for (size_t i = 0; i < extentCount; ++i)
+    if (std::string(extents[i].label) == "ceil(rows/16)")
+      tiles = &extents[i];
+  ASSERT_NE(tiles, nullptr) << "the workspace's rows follow a declared extent";
+  for (int m : {1, 16, 17, 256}) {
+    size_t index = 0;
+    uint64_t bytes = 0;
+    ASSERT_EQ(mxf_spec_get_workspace(split, m, &index, &bytes), MXF_SUCCESS) << lastError();
+    mxf_operand_shape shapes[16];
+    size_t count = 0;
+    ASSERT_EQ(mxf_spec_get_operands(split, m, shapes, 16, &count), MXF_SUCCESS);
+    ASSERT_EQ(index, count - 1) << "after y";
+    EXPECT_STREQ(shapes[index].name, "ws");
+    EXPECT_STREQ(shapes[index].element, "i32");
+    EXPECT_EQ(shapes[index].is_output, 0);
+    EXPECT_EQ(shapes[index].shape[0], (m + 15) / 16);
+    EXPECT_EQ(shapes[index].shape[0], (tiles->scale * m + tiles->offset + tiles->divisor - 1) /
+                                          tiles->divisor);
+    // 64 column groups: 64 counters, then 4 chains x 4 waves x 64 lanes x 4 words each.
+    EXPECT_EQ(shapes[index].shape[1], 64 + 64 * 4 * 4 * 64 * 4);
+    EXPECT_EQ(bytes, shapes[index].bytes);
+  }
+  for (const char *none : {"rotate_quant_gemm:K=4096,N=16384,RS=64,rot=hadamard",
+                           "rotate_quant_gemm:K=4096,N=4096,RS=256,rot=hadamard",
+                           "rotate_quant_gemm:K=4224,N=4096", "rotate_quant:K=4096"}) {
+    size_t index = 0;
+    uint64_t bytes = 1;
+    ASSERT_EQ(mxf_spec_get_workspace(none, 1, &index, &bytes), MXF_SUCCESS) << none;
+    EXPECT_EQ(index, SIZE_MAX) << none;
+    EXPECT_EQ(bytes, 0u) << none;
+  }
+  EXPECT_EQ(mxf_spec_get_workspace(split, 1, nullptr, nullptr), MXF_SUCCESS);
+  EXPECT_EQ(mxf_spec_get_workspace("rotate_quant_gemm:K=63", 1, nullptr, nullptr),
+            MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("invalid spec"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_spec_get_workspace(split, -1, nullptr, nullptr), MXF_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("m=-1"), std::string::npos) << lastError();
+  EXPECT_EQ(mxf_spec_get_workspace(nullptr, 1, nullptr, nullptr), MXF_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(CApiIntrospection, MBucketsAndBucketForAgree) {
