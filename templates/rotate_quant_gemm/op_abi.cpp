@@ -53,8 +53,9 @@ void operands(const KernelSpec &spec, int64_t rows, const std::string &R,
                             false,
                             "ceil(" + R + "/16)=" + str((m + 15) / 16) + " row tiles, " + nWhy +
                                 ", K=" + str(k) + " (" + str(split.columnGroups) +
-                                " column groups: counters, then 4 chains x 64 columns x 16 "
-                                "rows of f32 partial sums)"},
+                                " column groups: counters, then 4 chains x " +
+                                str(64 * split.tilesPerWave) +
+                                " columns x 16 rows of f32 partial sums)"},
                            "zeroed workspace: split-K partial sums and arrival counters, left "
                            "zero by every launch");
   ws.workspace = true;

@@ -307,8 +307,8 @@ private:
       });
     };
     if (tiling.splitChains)
-      return emitSplitReduceAndStore(accs.front(), mIndex, [&](Value total) {
-        store(tiles.front(), total);
+      return emitSplitReduceAndStore(accs, mIndex, [&](size_t t, Value total) {
+        store(tiles[t], total);
       });
     if (tiling.chains == 1) {
       // The MFMAs stay out of the row < m branch.
@@ -348,22 +348,25 @@ private:
   /// AMDGPU memory model asks for it: each wave's partial is released at
   /// agent scope before the barrier that precedes the arrival, and the last
   /// workgroup's waves acquire at agent scope before reading the others'.
-  void emitSplitReduceAndStore(Value acc, Value mIndex,
-                               const std::function<void(Value)> &storeTotal) {
+  void emitSplitReduceAndStore(mlir::ValueRange accs, Value mIndex,
+                               const std::function<void(size_t, Value)> &storeTotal) {
     const GemmChainSplit split = gemmChainSplit(spec);
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     auto v4i32 = mlir::VectorType::get({4}, b.getI32Type());
     Value rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);
     Value ws = rowStridedView(b, args.get("ws"), divBy(add(mIndex, idx(kTileRows - 1)), kTileRows),
                               idx(split.wordsPerRowTile));
-    auto partialWord = [&](Value ofChain) {
-      Value slot = add(mulBy(add(mulBy(columnGroup, split.chains), ofChain),
-                             kGemmSplitTilesPerGroup),
-                       wave);
+    // GemmChainSplit::partialWord.
+    auto partialWord = [&](Value ofChain, size_t t) {
+      Value waveSlot = add(mulBy(add(mulBy(columnGroup, split.chains), ofChain),
+                                 kGemmSplitTilesPerGroup),
+                           wave);
+      Value slot = add(mulBy(waveSlot, split.tilesPerWave), idx(int64_t(t)));
       return add(idx(split.counterWords), mulBy(add(mulBy(slot, kLanes), lane), 4));
     };
-    vector::StoreOp::create(b, vector::BitCastOp::create(b, v4i32, acc), ws,
-                            mlir::ValueRange{rowTile, partialWord(chain)});
+    for (size_t t = 0; t < tiles.size(); ++t)
+      vector::StoreOp::create(b, vector::BitCastOp::create(b, v4i32, accs[t]), ws,
+                              mlir::ValueRange{rowTile, partialWord(chain, t)});
     mlir::LLVM::FenceOp::create(b, mlir::LLVM::AtomicOrdering::release, "agent");
     mlir::gpu::BarrierOp::create(b); // every wave's partial before the arrival
     Value counter[] = {rowTile, columnGroup};
@@ -379,14 +382,17 @@ private:
     Value arrived = mlir::memref::LoadOp::create(b, ldsArrival, mlir::ValueRange{idx(0)});
     ifThen(cmp(arith::CmpIPredicate::eq, arrived, i32(split.chains - 1)), [&] {
       mlir::LLVM::FenceOp::create(b, mlir::LLVM::AtomicOrdering::acquire, "agent");
-      Value total;
-      for (int64_t c = 0; c < split.chains; ++c) {
-        Value partial = vector::BitCastOp::create(
-            b, v4f32,
-            vector::LoadOp::create(b, v4i32, ws, mlir::ValueRange{rowTile, partialWord(idx(c))}));
-        total = c == 0 ? partial : arith::AddFOp::create(b, total, partial).getResult();
+      for (size_t t = 0; t < tiles.size(); ++t) {
+        Value total;
+        for (int64_t c = 0; c < split.chains; ++c) {
+          Value partial = vector::BitCastOp::create(
+              b, v4f32,
+              vector::LoadOp::create(b, v4i32, ws,
+                                     mlir::ValueRange{rowTile, partialWord(idx(c), t)}));
+          total = c == 0 ? partial : arith::AddFOp::create(b, total, partial).getResult();
+        }
+        storeTotal(t, total);
       }
-      storeTotal(total);
     });
   }
 

@@ -118,13 +118,8 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // again (issue 30: issue-bound at 2.3x AITER's bare GEMM). The summation
   // order of a column does not depend on which wave owns its tile.
   const int weightTiles = (spec.N + 15) / 16;
-  // Rounded down: one more weight round trip per workgroup costs more than
-  // the grid's second partial wave of workgroups (6144 columns: 384 tiles
-  // as 384 workgroups estimate 8.9 us, as 192 of two tiles 10.0 us).
-  tiling.tilesPerWave = split.split ? 1
-                                    : std::clamp(weightTiles / (tiling.tilesPerWorkgroup *
-                                                                kGemmTargetWorkgroups),
-                                                 1, kGemmMaxTilesPerWave);
+  // Split or not, T tiles per wave keep the grid near one workgroup per CU.
+  tiling.tilesPerWave = int(gemmTilesPerWave(weightTiles, split.split ? 1 : tiling.tilesPerWorkgroup));
   tiling.columnsPerGroup = tiling.tilesPerWorkgroup * tiling.tilesPerWave * 16;
   const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
   tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;

@@ -25,20 +25,12 @@
 
 #include "templates/common/rotating_quantizer/tiling.h"
 
+#include "abi/gemm_split.h"
+
 #include "support/status.h"
 #include "spec/kernel_spec.h"
 
 namespace mxf {
-
-/// The workgroups a decode launch aims for: MI355X's 256 CUs (8 XCDs of
-/// 32; ../shared/docs/MI355X_MODEL_FACTS.md). Fewer weight tiles per wave
-/// would re-rotate x in more workgroups than the CUs run at once; more
-/// would leave CUs idle.
-constexpr int kGemmTargetWorkgroups = 256;
-/// The most weight tiles one wave multiplies per slice: its accumulators
-/// are 4 VGPRs each, and the chains' reduction keeps 1 KiB of LDS per wave
-/// and tile.
-constexpr int kGemmMaxTilesPerWave = 8;
 
 /// K channels of one scaled MFMA (numerics' GemmProblem::gemmChunk).
 constexpr int kGemmChunkChannels = 128;

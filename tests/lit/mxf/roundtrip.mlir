@@ -75,14 +75,15 @@ func.func @moe_plain_learned_per_block(%x: memref<4x64xbf16>, %r: memref<2x32x32
 
 // GEMM with prepared weights: w_s shuffled to [pad256(N), pad8(K/32)].
 // CHECK-LABEL: func.func @gemm
-// CHECK: mxf.rotate_quant_gemm <K = 4096, N = 14336, RS = 32, rot = hadamard_butterfly, M = 1, fmt = fp4, scale = rceil, round = rne, inter = bf16, layout = a4w4_shuffle, wlayout = preshuffle_16x16, arch = gfx950> x(%{{.*}} : memref<1x4096xbf16>) w_q(%{{.*}} : memref<14336x2048xi8>) w_s(%{{.*}} : memref<14336x128xi8>) y(%{{.*}} : memref<1x14336xbf16>) rows(%{{.*}})
+// CHECK: mxf.rotate_quant_gemm <K = 4096, N = 14336, RS = 32, rot = hadamard_butterfly, M = 1, fmt = fp4, scale = rceil, round = rne, inter = bf16, layout = a4w4_shuffle, wlayout = preshuffle_16x16, arch = gfx950> x(%{{.*}} : memref<1x4096xbf16>) w_q(%{{.*}} : memref<14336x2048xi8>) w_s(%{{.*}} : memref<14336x128xi8>) y(%{{.*}} : memref<1x14336xbf16>) ws(%{{.*}} : memref<1x921676xi32>) rows(%{{.*}})
 func.func @gemm(%x: memref<1x4096xbf16>, %wq: memref<14336x2048xi8>, %ws: memref<14336x128xi8>,
-                %y: memref<1x14336xbf16>, %m: i32) {
+                %y: memref<1x14336xbf16>, %work: memref<1x921676xi32>, %m: i32) {
   mxf.rotate_quant_gemm <K = 4096, N = 14336, RS = 32, rot = hadamard_butterfly, M = 1,
                          fmt = fp4, scale = rceil, round = rne, inter = bf16,
                          layout = a4w4_shuffle, wlayout = preshuffle_16x16>
       x(%x : memref<1x4096xbf16>) w_q(%wq : memref<14336x2048xi8>)
-      w_s(%ws : memref<14336x128xi8>) y(%y : memref<1x14336xbf16>) rows(%m)
+      w_s(%ws : memref<14336x128xi8>) y(%y : memref<1x14336xbf16>)
+      ws(%work : memref<1x921676xi32>) rows(%m)
   return
 }
 

@@ -236,7 +236,7 @@ TEST(CApiIntrospection, TheWorkspaceOfASplitGemmIsNamed) {
     EXPECT_EQ(shapes[index].shape[1], 64 + 64 * 4 * 4 * 64 * 4);
     EXPECT_EQ(bytes, shapes[index].bytes);
   }
-  for (const char *none : {"rotate_quant_gemm:K=4096,N=16384,RS=64,rot=hadamard",
+  for (const char *none : {"rotate_quant_gemm:K=4096,N=24576,RS=64,rot=hadamard",
                            "rotate_quant_gemm:K=4096,N=4096,RS=256,rot=hadamard",
                            "rotate_quant_gemm:K=4224,N=4096", "rotate_quant:K=4096"}) {
     size_t index = 0;

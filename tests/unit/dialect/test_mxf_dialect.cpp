@@ -301,7 +301,10 @@ TEST(MxfDialectTest, OperandShapes) {
                "sorted_expert_ids:5xi32", "num_valid_ids:2xi32"}));
   EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_gemm:K=4096,N=14336,RS=32,M=1,"
                                            "layout=a4w4_shuffle,wlayout=preshuffle_16x16"))),
-            (V{"x:1x4096xbf16", "w_q:14336x2048xi8", "w_s:14336x128xi8", "y:1x14336xbf16"}));
+            (V{"x:1x4096xbf16", "w_q:14336x2048xi8", "w_s:14336x128xi8", "y:1x14336xbf16",
+               // 896 tiles, 3 a wave: 75 column groups' counters (76 words),
+               // then 75 x 4 chains x 4 waves x 3 tiles x 256 words.
+               "ws:1x921676xi32"}));
   EXPECT_EQ(describe(kernelOperands(parsed("rotate_quant_gemm:K=96,N=48,layout=a4w4_shuffle"))),
             (V{"x:16x96xbf16", "w_q:48x48xi8", "w_s:256x8xi8", "y:16x48xbf16"}));
   EXPECT_EQ(describe(kernelOperands(parsed("quant_weight:K=4096,N=4096,fmt=fp6_e2m3,RS=64,"
