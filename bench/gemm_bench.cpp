@@ -94,7 +94,8 @@ mxf::Result<Counted> run(const std::string &text, int m) {
   // the grid (a GEMM's column groups run the same instruction stream: every
   // one reads the same K).
   mxf::runtime::EmuDeviceOptions options = mxf::bench::mi355xEmuOptions();
-  const uint32_t perGroup = uint32_t(mxf::chooseRotateQuantGemmTiling(spec.value()).workgroupsPerGroup);
+  const uint32_t perGroup =
+      uint32_t(mxf::chooseRotateQuantGemmTiling(spec.value()).workgroupsPerGroup);
   options.runsWorkgroup = [perGroup](const std::array<uint32_t, 3> &id) {
     return id[0] < perGroup && id[1] == 0 && id[2] == 0;
   };
@@ -110,7 +111,8 @@ mxf::Result<Counted> run(const std::string &text, int m) {
     return launched.status();
   const auto &grid = launched.value().grid;
   counted.workgroups = grid.x * grid.y * grid.z;
-  counted.report = mxf::bench::scaledToGrid(launched.value().report, std::min<uint64_t>(perGroup, counted.workgroups), counted.workgroups);
+  counted.report = mxf::bench::scaledToGrid(
+      launched.value().report, std::min<uint64_t>(perGroup, counted.workgroups), counted.workgroups);
   counted.waves = uint32_t(counted.report.get("waves"));
   return counted;
 }
@@ -142,9 +144,10 @@ void printAiterPeer(const Layer &layer, int m, double floorUs) {
 
 int main(int argc, char **argv) {
   const bool all = argc > 1 && std::strcmp(argv[1], "--all") == 0;
-  fmt::print("rotate_quant_gemm on the gfx950 emulator, one launch per row (its first workgroup "
-             "emulated, counts scaled to the grid); the unfused pair is rotate_quant (RS=64) then "
-             "rotate_quant_gemm with RS=0\n{}\n\n",
+  fmt::print("rotate_quant_gemm on the gfx950 emulator, one launch per row (its first column "
+             "group emulated: one workgroup, or the 4 that split its chains, the last of which "
+             "adds their partials; counts scaled to the grid); the unfused pair is rotate_quant "
+             "(RS=64) then rotate_quant_gemm with RS=0\n{}\n\n",
              mxf::bench::mi355xModelLegend());
   fmt::print("{:<22} {:>12} {:>3} {:<7} {:>8} {:>7} {:>9} {:>5} {:>11} {:>6} {:>9} {:>9} {:>9} "
              "{:>9} {:>7} {:>8} {:>6}\n",

@@ -119,7 +119,8 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // order of a column does not depend on which wave owns its tile.
   const int weightTiles = (spec.N + 15) / 16;
   // Split or not, T tiles per wave keep the grid near one workgroup per CU.
-  tiling.tilesPerWave = int(gemmTilesPerWave(weightTiles, split.split ? 1 : tiling.tilesPerWorkgroup));
+  tiling.tilesPerWave =
+      int(gemmTilesPerWave(weightTiles, split.split ? 1 : tiling.tilesPerWorkgroup));
   tiling.columnsPerGroup = tiling.tilesPerWorkgroup * tiling.tilesPerWave * 16;
   const int chunksPerSlice = tiling.sliceChannels / kGemmChunkChannels;
   tiling.chunksPerWave = (chunksPerSlice + tiling.chains - 1) / tiling.chains;
