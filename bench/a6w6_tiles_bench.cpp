@@ -79,10 +79,8 @@ mxf::Result<Counted> count(const std::string &text, int m, int repeats) {
   out.bytesWritten = report.get("global_bytes_written");
   out.vgprs = code.value().kernel.vgprCount;
   out.ms = mxf::bench::median(times);
-  uint64_t required = 0;
-  for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec, m))
-    required += mxf::operandSpanBytes(operand, operand.rowElements());
-  const mxf::bench::Mi355xEstimate e = mxf::bench::estimateMi355x(required, report);
+  const mxf::bench::Mi355xEstimate e =
+      mxf::bench::estimateMi355x(mxf::kernelRequiredBytes(spec, m), report);
   out.estimateUs = e.estimateUs;
   out.floorUs = e.floorUs;
   out.bound = e.bound;

@@ -100,10 +100,8 @@ mxf::Result<Counted> count(const std::string &text, std::optional<int64_t> selec
   out.branches = report.get("instructions.branch");
   out.vgprs = code.value().kernel.vgprCount;
   out.ms = mxf::bench::median(times);
-  uint64_t required = 0;
-  for (const mxf::KernelOperand &operand : mxf::kernelOperands(spec))
-    required += mxf::operandSpanBytes(operand, operand.rowElements());
-  const mxf::bench::Mi355xEstimate e = mxf::bench::estimateMi355x(required, report);
+  const mxf::bench::Mi355xEstimate e =
+      mxf::bench::estimateMi355x(mxf::kernelRequiredBytes(spec, spec.M), report);
   out.estimateUs = e.estimateUs;
   out.floorUs = e.floorUs;
   return out;

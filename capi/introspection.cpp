@@ -208,6 +208,25 @@ mxf_status mxf_spec_get_selection(const char *spec, const char **argName) {
   });
 }
 
+namespace {
+
+/// The operands of `spec` (a C string, not null) at `m` rows into `out`, or
+/// `function`'s error naming an invalid spec or a negative m.
+mxf_status operandsAt(const char *function, const char *spec, int m,
+                      std::vector<mxf::KernelOperand> &out) {
+  mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
+  if (!parsed.ok())
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                std::string(function) + ": invalid spec: " + parsed.error());
+  if (m < 0)
+    return fail(MXF_ERROR_INVALID_ARGUMENT,
+                std::string(function) + ": m=" + std::to_string(m) + " is negative");
+  out = mxf::kernelOperands(parsed.value(), m);
+  return MXF_SUCCESS;
+}
+
+} // namespace
+
 mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *operands,
                                  size_t capacity, size_t *count) {
   return guarded("mxf_spec_get_operands", [&]() -> mxf_status {
@@ -218,14 +237,9 @@ mxf_status mxf_spec_get_operands(const char *spec, int m, mxf_operand_shape *ope
     if (!operands && capacity)
       return nullArgument("mxf_spec_get_operands", "operands");
     *count = 0;
-    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
-    if (!parsed.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_spec_get_operands: invalid spec: " + parsed.error());
-    if (m < 0)
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_spec_get_operands: m=" + std::to_string(m) + " is negative");
-    const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(parsed.value(), m);
+    std::vector<mxf::KernelOperand> atM;
+    if (mxf_status s = operandsAt("mxf_spec_get_operands", spec, m, atM); s != MXF_SUCCESS)
+      return s;
     for (size_t i = 0; i < atM.size() && i < capacity; ++i) {
       const mxf::KernelOperand &operand = atM[i];
       if (operand.shape.size() > MXF_MAX_OPERAND_RANK)
@@ -256,14 +270,9 @@ mxf_status mxf_spec_get_workspace(const char *spec, int m, size_t *index, uint64
       *index = SIZE_MAX;
     if (bytes)
       *bytes = 0;
-    mxf::Result<mxf::KernelSpec> parsed = mxf::parseSpec(spec);
-    if (!parsed.ok())
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_spec_get_workspace: invalid spec: " + parsed.error());
-    if (m < 0)
-      return fail(MXF_ERROR_INVALID_ARGUMENT,
-                  "mxf_spec_get_workspace: m=" + std::to_string(m) + " is negative");
-    const std::vector<mxf::KernelOperand> atM = mxf::kernelOperands(parsed.value(), m);
+    std::vector<mxf::KernelOperand> atM;
+    if (mxf_status s = operandsAt("mxf_spec_get_workspace", spec, m, atM); s != MXF_SUCCESS)
+      return s;
     for (size_t i = 0; i < atM.size(); ++i)
       if (atM[i].workspace) {
         if (index)

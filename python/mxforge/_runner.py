@@ -252,9 +252,11 @@ class _WorkspaceCache(threading.local):
     one; an engine that launches on several streams at once passes its own
     ws= to each."""
 
+    def __init__(self):
+        super().__init__()
+        self.arrays = {}  # each thread's own (threading.local runs this per thread)
+
     def get(self, like, operand, device):
-        if not hasattr(self, "arrays"):
-            self.arrays = {}
         stream = None
         if device.startswith("hip:"):
             import torch

@@ -100,15 +100,15 @@ public:
     Value blockX = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::x);
     // Split (abi/gemm_split.h): the workgroup's chain is its place in its
     // column group, and each wave takes one tile of the group.
-    columnGroup = tiling.splitChains ? divBy(blockX, tiling.chains) : blockX;
-    chain = tiling.splitChains ? remBy(blockX, tiling.chains) : remBy(wave, tiling.chains);
+    columnGroup = tiling.split.split ? divBy(blockX, tiling.chains) : blockX;
+    chain = tiling.split.split ? remBy(blockX, tiling.chains) : remBy(wave, tiling.chains);
     const int64_t weightTiles = (spec.N + kTileRows - 1) / kTileRows;
     // The column group's tiles are tilesPerWorkgroup * tilesPerWave
     // consecutive ones; this wave's tile group g takes g, g +
     // tilesPerWorkgroup, ... (the waves of a workgroup read neighbouring
     // tiles at the same time).
     Value firstTile = add(mulBy(columnGroup, tiling.tilesPerWorkgroup * tiling.tilesPerWave),
-                          tiling.splitChains ? wave : divBy(wave, tiling.chains));
+                          tiling.split.split ? wave : divBy(wave, tiling.chains));
     for (int64_t t = 0; t < tiling.tilesPerWave; ++t) {
       WaveTile tile;
       tile.index = add(firstTile, idx(t * tiling.tilesPerWorkgroup));
@@ -147,7 +147,7 @@ public:
       const GemmChainUnits chainUnits{
           chain, tiling.chains, kGemmChunkChannels / tiling.activation.channelsPerUnit};
       activation.emitSlice(slice, tiling.unitsPerSlice, tiling.unitsInFlight,
-                           tiling.splitChains ? &chainUnits : nullptr);
+                           tiling.split.split ? &chainUnits : nullptr);
       mlir::gpu::BarrierOp::create(b); // the slice's codes before any read
       llvm::SmallVector<Value> accs(slices.getRegionIterArgs());
       // Item i is chunk i / tiles of tile i % tiles: each tile's chunks stay
@@ -306,7 +306,7 @@ private:
         vector::StoreOp::create(b, out, y, mlir::ValueRange{row, column});
       });
     };
-    if (tiling.splitChains)
+    if (tiling.split.split)
       return emitSplitReduceAndStore(accs, mIndex, [&](size_t t, Value total) {
         store(tiles[t], total);
       });
@@ -350,7 +350,7 @@ private:
   /// workgroup's waves acquire at agent scope before reading the others'.
   void emitSplitReduceAndStore(mlir::ValueRange accs, Value mIndex,
                                const std::function<void(size_t, Value)> &storeTotal) {
-    const GemmChainSplit split = gemmChainSplit(spec);
+    const GemmChainSplit &split = tiling.split;
     auto v4f32 = mlir::VectorType::get({4}, b.getF32Type());
     auto v4i32 = mlir::VectorType::get({4}, b.getI32Type());
     Value rowTile = mlir::gpu::BlockIdOp::create(b, mlir::gpu::Dimension::y);

@@ -81,8 +81,8 @@ GemmTiling chooseRotateQuantGemmTiling(const KernelSpec &spec) {
   // of two up to 256 dividing K, so their maximum is the step. The largest
   // multiple of the step that divides K and fits kGemmMaxSliceChannels:
   // K=25600 takes 2560, K=18432 2048 (fewer slices, fewer barriers).
-  const GemmChainSplit split = gemmChainSplit(spec);
-  tiling.splitChains = split.split;
+  tiling.split = gemmChainSplit(spec);
+  const GemmChainSplit &split = tiling.split;
   // Split, every slice holds whole steps of the four chains' chunks, so a
   // workgroup's chain has the same chunks, and units, in each.
   const int step = split.split ? int(kGemmSplitChannelStep)

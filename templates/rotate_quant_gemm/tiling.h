@@ -72,7 +72,8 @@ struct GemmTiling {
   /// abi/gemm_split.h: each workgroup runs one chain (blockIdx.x % chains)
   /// of tilesPerWorkgroup tiles, one per wave, and the `chains` workgroups
   /// of a column group add their partial sums through the `ws` operand.
-  bool splitChains = false;
+  /// Its workspace layout (GemmChainSplit::split says whether it splits).
+  GemmChainSplit split;
   /// The columns of one column group: 16 * tilesPerWorkgroup * tilesPerWave.
   int columnsPerGroup = 0;
   /// Workgroups per column group along grid x: 1, or `chains` when split.

@@ -138,7 +138,6 @@ struct Measured {
   double us() const { return timing ? timing->medianUs : estimate.estimateUs; }
 };
 
-uint64_t requiredBytes(const KernelSpec &spec, int m) { return kernelRequiredBytes(spec, m); }
 
 class Bench {
 public:
@@ -183,7 +182,7 @@ public:
       measured.check = fmt::format("FAILED: {} bytes differ from the reference, {} bytes past "
                                    "m written",
                                    run.value().mismatches, run.value().untouchedViolations);
-    measured.estimate = bench::estimateMi355x(requiredBytes(spec, m), run.value().report);
+    measured.estimate = bench::estimateMi355x(kernelRequiredBytes(spec, m), run.value().report);
     return measured;
   }
 
