@@ -11,8 +11,12 @@ moe_sorting kernel, not counted) beside our rotate_quant_moe, which sorts too, r
 invocation through `mxforge bench` (every output byte checked on the emulator).
 
     /usr/bin/python3 bench/peers/triton/estimate_triton_peers.py [MXFORGE_CLI]
+        [--ours GEMM_BENCH_OUTPUT]
 
-Prints a markdown table (estimates, not measurements). Nothing is asserted.
+Prints a markdown table (estimates, not measurements). Nothing is asserted. With --ours, the
+saved output of `gemm_bench --all` (the same emulator and model; it emulates one column group
+of our GEMMs, where `mxforge bench` would emulate and check the whole grid), the table puts our
+fused A4W4 and W6A16 GEMMs beside AITER's at each layer and m, with their ratios.
 """
 
 import json
@@ -36,7 +40,35 @@ def estimate(cli, case):
     return float(found.group(1)), found.group(2)
 
 
+def our_gemm_estimates(path):
+    """{(n, k, m, kernel): estimate us} of the fused and w6a16 rows of gemm_bench's output."""
+    ours = {}
+    row = re.compile(r"(\d+)x(\d+)\s+(\d+)\s+(fused|w6a16)\s+(.*)$")
+    with open(path) as f:
+        for line in f:
+            found = row.search(line)
+            if found:
+                n, k, m = (int(g) for g in found.groups()[:3])
+                # W MB, B/load, KiB/CU, WGs, wave-instr, lat., floor, memory, issue, estimate
+                ours[(n, k, m, found.group(4))] = float(found.group(5).split()[9])
+    if not ours:
+        raise SystemExit("%s: no fused or w6a16 rows of gemm_bench's table" % path)
+    return ours
+
+
+def ratio_cell(ours, peer):
+    return ("%.2f | %.2f" % (ours, ours / peer)) if ours is not None else "- | -"
+
+
 def main(argv):
+    ours_path = None
+    if "--ours" in argv:
+        at = argv.index("--ours")
+        if at + 1 >= len(argv):
+            raise SystemExit("--ours takes the path of a saved gemm_bench --all output")
+        ours_path = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
+    ours = our_gemm_estimates(ours_path) if ours_path else {}
     cli = argv[1] if len(argv) > 1 else os.path.join(ROOT, "build", "tools", "mxforge", "mxforge")
     with open(os.path.join(CASES, "MANIFEST.json")) as f:
         manifest = json.load(f)
@@ -44,8 +76,13 @@ def main(argv):
     for entry in manifest["cases"]:
         est[entry["case"]] = estimate(cli, entry["case"])
         print("# %-45s %7.2f us (%s)" % (entry["case"], *est[entry["case"]]), flush=True)
-    print("\n| N x K | m | AITER quant | afp4wfp4 GEMM | split-K reduce | A4W4 pipeline | a16wfp4 |")
-    print("|---|---|---|---|---|---|---|")
+    # The split-K reduction each GEMM launches, by the GEMM it follows (two layers of one N
+    # may split K differently: 5120x8192 in 4, 5120x25600 in 2).
+    reduce_of = {entry["for"]: est[entry["case"]] for entry in manifest["cases"]
+                 if entry["case"].startswith("aiter_splitk_reduce_")}
+    print("\n| N x K | m | AITER quant | afp4wfp4 GEMM | split-K reduce | A4W4 pipeline | "
+          "ours fused A4W4 | ours / pipeline | a16wfp4 | ours W6A16 | ours / a16wfp4 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for entry in manifest["cases"]:
         match = re.fullmatch(r"peer_afp4wfp4_m(\d+)_n(\d+)_k(\d+)", entry["case"])
         if not match:
@@ -53,12 +90,13 @@ def main(argv):
         m, n, k = (int(g) for g in match.groups())
         quant = est["peer_dynamic_mxfp4_quant_m%d_k%d" % (m, k)][0]
         gemm = est[entry["case"]]
-        reduce = [v for c, v in est.items() if re.fullmatch(r"aiter_splitk_reduce_m%d_n%d_ks\d+" % (m, n), c)]
+        reduce = reduce_of.get("afp4wfp4_m%d_n%d_k%d" % (m, n, k))
         a16 = est["aiter_gemm_a16wfp4_m%d_n%d_k%d" % (m, n, k)]
-        total = quant + gemm[0] + (reduce[0][0] if reduce else 0)
-        print("| %dx%d | %d | %.2f | %.2f (%s) | %s | **%.2f** | %.2f (%s) |" % (
-            n, k, m, quant, gemm[0], gemm[1], "%.2f" % reduce[0][0] if reduce else "-", total,
-            a16[0], a16[1]))
+        total = quant + gemm[0] + (reduce[0] if reduce else 0)
+        print("| %dx%d | %d | %.2f | %.2f (%s) | %s | **%.2f** | %s | %.2f (%s) | %s |" % (
+            n, k, m, quant, gemm[0], gemm[1], "%.2f" % reduce[0] if reduce else "-", total,
+            ratio_cell(ours.get((n, k, m, "fused")), total), a16[0], a16[1],
+            ratio_cell(ours.get((n, k, m, "w6a16")), a16[0])))
 
     moe_case = re.compile(r"peer_mxfp4_quant_moe_sort_t(\d+)_k8_n2048")
     moe = sorted((int(found.group(1)), case) for case in est

@@ -5,6 +5,11 @@ witness machinery (tests/witness: each case runs once on the H200 and is compile
 gfx950 with the same specialization) and AITER's sources (tests/witness/fetch_aiter.sh).
 
     python3 bench/peers/triton/make_triton_peers.py --out DIR [--only gemm|moe]
+        [--layers default|presets] [--add]
+
+--layers presets makes the GEMM peers of the layers gemm_bench --all adds (Qwen3-32B's
+decode layers, Qwen3.8's out_proj, DeepSeek-V3's dense MLP) instead of the default six;
+--add keeps the cases and MANIFEST.json already in DIR and adds the new ones to them.
 
 Keeps, per case, kernel.hsaco and a launch.json whose inputs are sized buffers without
 contents ({"buffer", "out", "bytes"}): `mxforge launch --estimate` counts them (poison
@@ -23,8 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WITNESS = os.path.join(HERE, "..", "..", "..", "tests", "witness")
 sys.path.insert(0, WITNESS)
 
-# (N, K) of the GEMM table in docs/estimate.md; m = 1 and 16 (AITER's configs differ).
+# (N, K) of the GEMM table in docs/estimate.md (gemm_bench's kLayers, whose default set is
+# LAYERS and whose --all adds PRESET_LAYERS); m = 1 and 16 (AITER's configs differ).
 LAYERS = [(6144, 4096), (4096, 4096), (24576, 4096), (4096, 12288), (4608, 8192), (8448, 7168)]
+PRESET_LAYERS = [(10240, 5120), (5120, 8192), (51200, 5120), (5120, 25600), (8192, 2048),
+                 (18432, 7168), (7168, 18432)]
 ROWS = [1, 16]
 # Seed 000's MoE front end: K = 2048, top-8, at its token counts. AITER's fused
 # quant + scale sort takes the routing's sorted ids (its moe_sorting kernel's output, not
@@ -60,9 +68,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", choices=("gemm", "moe"), default=None)
+    ap.add_argument("--layers", choices=("default", "presets"), default="default")
+    ap.add_argument("--add", action="store_true")
     args = ap.parse_args()
+    layers = LAYERS if args.layers == "default" else PRESET_LAYERS
     os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "make.log"), "w")
+    logf = open(os.path.join(args.out, "make.log"), "a" if args.add else "w")
 
     def log(msg):
         print(msg, flush=True)
@@ -83,17 +94,24 @@ def main():
                              K, "peer_mxfp4_quant_moe_sort_t%d_k%d_n%d" % (t, MOE_TOPK, MOE_K), t,
                              MOE_TOPK, MOE_K, 7)))
     for m in ROWS if args.only != "moe" else []:
-        for n, k in LAYERS:
+        for n, k in layers:
             builders.append(("afp4wfp4_m%d_n%d_k%d" % (m, n, k),
                              lambda m=m, n=n, k=k: ka.afp4wfp4_cases(K, m, n, k, 7, "peer_afp4wfp4")))
             builders.append(("a16wfp4_m%d_n%d_k%d" % (m, n, k),
                              lambda m=m, n=n, k=k: ka.a16wfp4_case(K, m, n, k, 7)))
-        for k in sorted({k for _, k in LAYERS}):
+        for k in sorted({k for _, k in layers}):
             builders.append(("quant_m%d_k%d" % (m, k),
                              lambda m=m, k=k: ka.quant_case(K, "peer_dynamic_mxfp4_quant_m%d_k%d" % (m, k),
                                                             m, k, 7)))
     manifest = {"aiter_commit": ka.aiter_commit(), "triton": triton.__version__, "cases": [],
                 "failed": {}}
+    manifest_path = os.path.join(args.out, "MANIFEST.json")
+    if args.add and os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        if (manifest["aiter_commit"], manifest["triton"]) != (ka.aiter_commit(), triton.__version__):
+            raise SystemExit("%s was made from AITER %s and Triton %s; not adding to it" % (
+                manifest_path, manifest["aiter_commit"], manifest["triton"]))
     for label, build in builders:
         try:
             made = build()
@@ -108,10 +126,12 @@ def main():
                 manifest["failed"][case.name] = error
                 continue
             strip_inputs(os.path.join(args.out, case.name))
+            manifest["cases"] = [c for c in manifest["cases"] if c["case"] != case.name]
+            manifest["failed"].pop(case.name, None)
             manifest["cases"].append({"case": case.name, "for": label, "kernel": launch["kernel"],
                                       "grid": launch["grid"], "shape": launch["witness"].get("shape"),
                                       "source": launch["witness"].get("source")})
-    with open(os.path.join(args.out, "MANIFEST.json"), "w") as f:
+    with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, default=str)
         f.write("\n")
     log("%d cases, %d failed" % (len(manifest["cases"]), len(manifest["failed"])))
