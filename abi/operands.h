@@ -58,7 +58,7 @@ struct KernelOperand {
   /// 2-D; only its first shape[0] rows, shape[1] elements each, are touched.
   const char *rowStrideArg = nullptr;
   /// What it holds, for messages and listings ("bf16 activations").
-  std::string meaning;
+  std::string meaning = {};
   /// Scratch the kernel reads and writes, not a result (rotate_quant_gemm's
   /// `ws`, abi/gemm_split.h): all zero bytes before its first launch; every
   /// launch leaves it fit for the next without zeroing again (its counters

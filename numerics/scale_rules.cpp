@@ -38,13 +38,6 @@ int floorLog2(float v) {
   return exp - 1;
 }
 
-/// ceil(log2 v) for finite v > 0, exact.
-int ceilLog2(float v) {
-  int exp;
-  double fraction = std::frexp(double(v), &exp);
-  return fraction == 0.5 ? exp - 1 : exp;
-}
-
 /// "Round up to a power of two" on the bits of d: the E8M0 byte of the
 /// smallest power of two >= d, for d >= 0 (RCEIL in AITER/TE/Triton kernels).
 uint8_t roundUpExponent(float d) {

@@ -310,7 +310,7 @@ Status createDirectoryChain(const std::string &path, int exactMode) {
     // Another process made it first: its mode is that process's business
     // (a user of exact modes checks it before use).
   } else if (exactMode >= 0 && ::chmod(path.c_str(), mode) != 0) {
-    char octal[8];
+    char octal[16]; // "%04o" of an unsigned: up to 11 digits
     std::snprintf(octal, sizeof octal, "%04o", unsigned(mode));
     return Status::failure(path + ": cannot set mode " + octal + ": " + errnoText(errno));
   }

@@ -231,8 +231,9 @@ std::string currentTestName() {
 Result<CodeObject> compileMatrixSpec(const KernelSpec &spec) {
   std::printf("[ spec     ] %s\n", printSpec(spec).c_str());
   Result<CodeObject> code = compileSpec(spec, CompileOptions());
-  if (code.ok())
+  if (code.ok()) {
     EXPECT_EQ(code.value().kernel.scratchBytes, 0u) << printSpec(spec);
+  }
   return code;
 }
 

@@ -199,10 +199,11 @@ TEST_P(RotateQuantGemmContract, TheEmulatorCatchesAReadPastTheWeights) {
       bytes -= 256; // the last row tile's last block column
     Result<runtime::DeviceBuffer> buffer = device->allocate(bytes);
     ASSERT_TRUE(buffer.ok()) << buffer.error();
-    if (auto input = given.find(operand.name); input != given.end())
+    if (auto input = given.find(operand.name); input != given.end()) {
       ASSERT_TRUE(device->copyIn(buffer.value(), 0, input->second.data(),
                                  std::min<uint64_t>(bytes, input->second.size()))
                       .ok());
+    }
     // A raw address: what an engine passes for memory it allocated itself
     // (KernelArg::buffer would let the launcher see the short size).
     operands.push_back(runtime::KernelArg::pointer(buffer.value().address));
@@ -239,8 +240,9 @@ TEST_P(RotateQuantGemmContract, NegativeControlsAreCaught) {
 
   EXPECT_NE(y, reference(weights.scales, spec.layout, 0));
 
-  if (spec.wlayout == WeightLayout::W6A16Tile16x128) // the tiles read as plain rows
+  if (spec.wlayout == WeightLayout::W6A16Tile16x128) { // the tiles read as plain rows
     EXPECT_NE(y, reference(weights.scales, spec.layout, spec.RS, WeightLayout::Plain));
+  }
 }
 
 // The W6A16 kernel sums in numerics' MFMA groups, not in another order

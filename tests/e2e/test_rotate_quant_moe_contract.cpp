@@ -148,8 +148,9 @@ TEST(RotateQuantMoeContract, NegativeControlsAreCaught) {
   if (rerouted.topkIds == inputs.topkIds)
     rerouted.topkIds[0] = (rerouted.topkIds[0] + 1) % spec.E;
   Result<MoeQuantized> other = moeReference(spec, rerouted);
-  if (other.ok()) // a swap may repeat an expert in a row: still a routing
+  if (other.ok()) { // a swap may repeat an expert in a row: still a routing
     EXPECT_NE(compareMoe(spec, inputs, other.value(), run.value().launch, 0xA5), "");
+  }
   // One byte of every output changed, one at a time.
   for (const char *name : {"q", "s", "sorted_ids", "sorted_weights", "sorted_expert_ids",
                            "num_valid_ids"}) {

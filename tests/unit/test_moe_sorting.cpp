@@ -354,9 +354,11 @@ TEST(MoeSorting, RandomRoutingsHoldTheFormat) {
       prevSlot = slot;
       ++hits[pair];
     }
-    for (size_t i = 0; i < capacity; ++i)
-      if (r.sortedIds[i] == sentinel)
+    for (size_t i = 0; i < capacity; ++i) {
+      if (r.sortedIds[i] == sentinel) {
         ASSERT_EQ(r.sortedWeights[i], 0.0f) << "padding weight at " << i;
+      }
+    }
     for (size_t p = 0; p < hits.size(); ++p)
       ASSERT_EQ(hits[p], local(ids[p]) ? 1 : 0)
           << "pair (token " << p / topk << ", slot " << p % topk << ")";

@@ -14,6 +14,7 @@
 
 #include "numerics/layouts.h"
 #include "numerics/packing.h"
+#include "numerics/rmsnorm.h"
 #include "arrays/quant_metrics.h"
 #include "arrays/random_inputs.h"
 #include "arrays/reference_arrays.h"
@@ -55,6 +56,8 @@ const char *const kSpecs[] = {
     "rotate_quant_gemm:K=256,N=48,RS=32,rot=learned_per_block,M=2,layout=a4w4_shuffle,"
     "wlayout=preshuffle_16x16",
     "quant_weight:K=256,N=32",
+    "rmsnorm_rotate_quant:K=256,RS=64,rot=hadamard,M=4,add=1",
+    "rmsnorm_rotate_quant:K=256,RS=32,rot=learned,M=2",
     "quant_weight:K=256,N=32,RS=64,rot=learned,layout=a4w4_shuffle,wlayout=preshuffle_16x16",
     "quant_weight:K=256,N=16,RS=64,rot=hadamard,fmt=fp6_e2m3",
 };
@@ -148,7 +151,7 @@ TEST(ReferenceRunner, DocumentedShapes) {
       (Map{{"in w", "<u2 [64, 512]"}, {"out q", "|u1 [64, 256]"}, {"out s", "|u1 [64, 16]"}}));
 }
 
-/// The four ops called directly on the run's inputs.
+/// Every op's numerics called directly on the run's inputs.
 void expectEqualsNumerics(const KernelSpec &spec, int m, const ReferenceRun &run, uint64_t seed) {
   // round=sr rounds with the seed input where the op takes one.
   const uint64_t srSeed =
@@ -208,6 +211,24 @@ void expectEqualsNumerics(const KernelSpec &spec, int m, const ReferenceRun &run
         run.inputs.at("w_q").as<uint8_t>().data(), run.inputs.at("w_s").as<uint8_t>().data());
     ASSERT_TRUE(direct.ok());
     EXPECT_EQ(run.outputs.at("y").as<uint16_t>(), direct.value());
+    break;
+  }
+  case KernelOp::RmsnormRotateQuant: {
+    const uint16_t *residual =
+        run.inputs.count("residual") ? run.inputs.at("residual").as<uint16_t>().data() : nullptr;
+    ASSERT_EQ(residual != nullptr, spec.add != 0);
+    const RmsNormRows normalized = rmsNormRows(
+        run.inputs.at("x").as<uint16_t>().data(), residual,
+        run.inputs.at("gamma").as<uint16_t>().data(), float(run.values.at("eps")), size_t(m),
+        size_t(spec.K));
+    Result<QuantizedRows> direct = rotateQuant(problem, normalized.y.data(), size_t(m), r);
+    ASSERT_TRUE(direct.ok());
+    EXPECT_EQ(run.outputs.at("q").as<uint8_t>(), direct.value().codes);
+    EXPECT_EQ(run.outputs.at("s").as<uint8_t>(), direct.value().scales);
+    EXPECT_EQ(run.outputs.count("residual_out"), size_t(spec.add));
+    if (spec.add) {
+      EXPECT_EQ(run.outputs.at("residual_out").as<uint16_t>(), normalized.z);
+    }
     break;
   }
   }

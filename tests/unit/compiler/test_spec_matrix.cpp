@@ -196,8 +196,9 @@ TEST_P(SpecMatrix, CompilesToAKernelWithinBudget) {
                                 (spec.rot == RotationKind::LearnedPerBlock && spec.RS >= 64);
   EXPECT_EQ(has("ds_read_b64_tr_b16"),
             readsRThroughLds && spec.rconv == RotationConvention::XR);
-  if (readsRThroughLds && spec.rconv == RotationConvention::XRt)
+  if (readsRThroughLds && spec.rconv == RotationConvention::XRt) {
     EXPECT_TRUE(has("ds_read_b128")) << "rows of R[out][in] from LDS";
+  }
   EXPECT_TRUE(has("global_load_dwordx")) << "vector loads of x";
   // The MoE sorter counts with integer LDS atomics and nothing else atomic.
   EXPECT_EQ(has("ds_add_u32"), spec.op == KernelOp::RotateQuantMoe);
