@@ -165,9 +165,16 @@ def test_a_split_gemm_takes_a_workspace(tmp_path, rng):
     zeroed = np.zeros(ws.shape, dtype=np.int32)
     again = mxforge.rotate_quant_gemm(x, w_q, w_s, ws=zeroed, **keys)
     assert np.array_equal(again, y)
+    # Column group 0's counter as launches cut short would leave it, past
+    # the count at which a workgroup adds the partials: none of the group's
+    # workgroups is the last, so its 64 columns are never written, whatever
+    # order the workgroups arrive in. (A counter of 1 made the third arrival
+    # add the partials, which in a parallel emulation could already all be
+    # there: right bytes, and a flaky check.)
     stale = zeroed.copy()
-    stale[0, 0] = 1  # column group 0's counter, as a launch cut short would leave it
+    stale[0, 0] = 1000
     wrong = mxforge.rotate_quant_gemm(x, w_q, w_s, ws=stale, **keys)
     assert not np.array_equal(wrong[:, :64], y[:, :64])
+    assert np.array_equal(wrong[:, 64:], y[:, 64:])  # the other group's counter was zero
     with pytest.raises(mxforge.ArgumentError, match="ws"):
         mxforge.rotate_quant_gemm(x, w_q, w_s, ws=np.zeros((1, 7), dtype=np.int32), **keys)
