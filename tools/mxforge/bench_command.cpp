@@ -138,7 +138,6 @@ struct Measured {
   double us() const { return timing ? timing->medianUs : estimate.estimateUs; }
 };
 
-
 class Bench {
 public:
   /// `timing` set: the device times every checked kernel (hip).

@@ -19,6 +19,7 @@ of our GEMMs, where `mxforge bench` would emulate and check the whole grid), the
 fused A4W4 and W6A16 GEMMs beside AITER's at each layer and m, with their ratios.
 """
 
+import argparse
 import json
 import os
 import re
@@ -61,15 +62,14 @@ def ratio_cell(ours, peer):
 
 
 def main(argv):
-    ours_path = None
-    if "--ours" in argv:
-        at = argv.index("--ours")
-        if at + 1 >= len(argv):
-            raise SystemExit("--ours takes the path of a saved gemm_bench --all output")
-        ours_path = argv[at + 1]
-        argv = argv[:at] + argv[at + 2:]
-    ours = our_gemm_estimates(ours_path) if ours_path else {}
-    cli = argv[1] if len(argv) > 1 else os.path.join(ROOT, "build", "tools", "mxforge", "mxforge")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cli", nargs="?", metavar="MXFORGE_CLI",
+                        default=os.path.join(ROOT, "build", "tools", "mxforge", "mxforge"))
+    parser.add_argument("--ours", metavar="GEMM_BENCH_OUTPUT",
+                        help="the saved output of gemm_bench --all")
+    args = parser.parse_args(argv[1:])
+    ours = our_gemm_estimates(args.ours) if args.ours else {}
+    cli = args.cli
     with open(os.path.join(CASES, "MANIFEST.json")) as f:
         manifest = json.load(f)
     est = {}
